@@ -69,16 +69,21 @@ impl Decision {
     };
 
     /// How many times to present generated frame `i` (0-based, in order):
-    /// the presents spread as evenly as they go, the later frames taking any
-    /// extra. 0 for `i` past `generated`.
+    /// each generated frame once (one refresh), the last one taking any
+    /// presents left over. Only a single generated frame is ever presented
+    /// more than once (x2 at 30 fps on 119.88 Hz: twice, the game's frame
+    /// the other two refreshes); several generated frames are one refresh
+    /// each ([`plan`]). 0 for `i` past `generated`. The counts of all `i`
+    /// add up to `presents`.
     pub fn presents_of(&self, i: u32) -> u32 {
-        if i >= self.generated {
-            return 0;
+        let (p, g) = (self.presents, self.generated);
+        if i >= g {
+            0
+        } else if i + 1 < g {
+            u32::from(i < p)
+        } else {
+            p.saturating_sub(g - 1)
         }
-        let (p, g) = (u64::from(self.presents), u64::from(self.generated));
-        let i = u64::from(i);
-        // Both values are at most `presents`, so the casts are lossless.
-        ((i + 1) * p / g - i * p / g) as u32
     }
 
     /// All presents this frame brings: the generated ones and the game's.
@@ -585,21 +590,21 @@ impl Pacer {
 /// `max_generated` generated frames: `(generated, presents of generated
 /// frames)`.
 ///
-/// Generated frames: at most `max_generated` and at most `refreshes - 1`;
-/// of those counts, the largest that splits the refreshes evenly (every image
-/// shown equally long), or the most allowed when none does. The generated
-/// frames get `floor(generated * refreshes / (generated + 1))` presents, the
-/// game's frame the rest.
+/// Generated frames: `min(max_generated, refreshes - 1)` (issue 4: "at most
+/// `n` generated frames, and never more than the game's frame interval has
+/// refreshes, less one"). Several generated frames are presented once each
+/// (one refresh), as the seed's multiplier section says ("Present each
+/// generated frame for one refresh, then the game's frame"); the game's frame
+/// takes the rest of the interval. A single generated frame gets half the
+/// interval, rounded down (the seed's pacing table: at 30 fps on 120 Hz
+/// "generated 2, the game's 2"; at 40 fps the game's frame the longer part).
 pub fn plan(refreshes: u32, max_generated: u32) -> (u32, u32) {
-    let cap = max_generated.min(refreshes.saturating_sub(1));
-    if cap == 0 {
-        return (0, 0);
-    }
-    let generated = (1..=cap)
-        .rev()
-        .find(|k| refreshes.is_multiple_of(k + 1))
-        .unwrap_or(cap);
-    let presents = (u64::from(generated) * u64::from(refreshes) / u64::from(generated + 1)) as u32;
+    let generated = max_generated.min(refreshes.saturating_sub(1));
+    let presents = if generated == 1 {
+        refreshes / 2
+    } else {
+        generated
+    };
     (generated, presents)
 }
 
@@ -629,43 +634,66 @@ mod tests {
     #[test]
     fn plan_table() {
         // (refreshes, max generated) -> (generated, presents)
+        assert_eq!(plan(0, 3), (0, 0));
         assert_eq!(plan(1, 1), (0, 0));
+        assert_eq!(plan(1, 3), (0, 0));
         assert_eq!(plan(2, 1), (1, 1));
-        assert_eq!(plan(2, 3), (1, 1));
-        assert_eq!(plan(4, 1), (1, 2));
-        assert_eq!(plan(3, 1), (1, 1));
+        assert_eq!(plan(2, 3), (1, 1), "60 fps on 120 Hz: room for 1");
+        assert_eq!(plan(3, 1), (1, 1), "x2 at 40 fps: the game's frame 2");
         assert_eq!(plan(3, 2), (2, 2));
         assert_eq!(plan(3, 3), (2, 2));
+        assert_eq!(plan(4, 1), (1, 2), "x2 at 30 fps on 120 Hz: 2 and 2");
         assert_eq!(
             plan(4, 2),
-            (1, 2),
-            "x3 at 30 fps on 120 Hz: evenly, one frame"
+            (2, 2),
+            "x3 at 30 fps on 120 Hz: two generated, 1 refresh each, the game's 2"
         );
         assert_eq!(plan(4, 3), (3, 3));
-        assert_eq!(plan(6, 3), (2, 4));
         assert_eq!(plan(5, 3), (3, 3));
-        assert_eq!(plan(0, 3), (0, 0));
+        assert_eq!(plan(6, 1), (1, 3));
+        assert_eq!(plan(6, 2), (2, 2));
+        assert_eq!(plan(6, 3), (3, 3));
     }
 
     #[test]
-    fn presents_of_spreads_evenly() {
-        let d = Decision {
+    fn plan_follows_the_multiplier_rule() {
+        for refreshes in 0..=16u32 {
+            for max_generated in 1..=u32::from(MAX_MULTIPLIER - 1) {
+                let (g, p) = plan(refreshes, max_generated);
+                assert_eq!(g, max_generated.min(refreshes.saturating_sub(1)));
+                // The game's frame keeps at least one refresh, and at least
+                // as many as a single generated frame.
+                assert!(
+                    p < refreshes || refreshes == 0,
+                    "{refreshes} {max_generated}"
+                );
+                if g >= 2 {
+                    assert_eq!(p, g, "one refresh each: {refreshes} {max_generated}");
+                }
+                if g == 1 {
+                    assert_eq!(p, refreshes / 2);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn presents_of_one_refresh_each_a_single_frame_takes_its_share() {
+        let d = |presents, generated| Decision {
             engaged: true,
             reset: false,
-            presents: 3,
-            generated: 2,
+            presents,
+            generated,
         };
-        assert_eq!(
-            (d.presents_of(0), d.presents_of(1), d.presents_of(2)),
-            (1, 2, 0)
-        );
-        let d = Decision {
-            engaged: true,
-            reset: false,
-            presents: 2,
-            generated: 1,
-        };
-        assert_eq!(d.presents_of(0), 2);
+        let of = |d: Decision| -> [u32; 4] { core::array::from_fn(|i| d.presents_of(i as u32)) };
+        assert_eq!(of(d(2, 2)), [1, 1, 0, 0], "x3 at 30 fps on 120 Hz");
+        assert_eq!(of(d(3, 3)), [1, 1, 1, 0], "x4 at 30 fps on 120 Hz");
+        assert_eq!(of(d(2, 1)), [2, 0, 0, 0], "x2 at 30 fps on 120 Hz");
+        assert_eq!(of(d(1, 1)), [1, 0, 0, 0]);
+        assert_eq!(of(d(0, 0)), [0, 0, 0, 0]);
+        // Not made by the pacer, but still adding up to `presents`.
+        assert_eq!(of(d(4, 2)), [1, 3, 0, 0]);
+        assert_eq!(of(d(1, 3)), [1, 0, 0, 0]);
     }
 
     #[test]

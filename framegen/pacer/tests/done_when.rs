@@ -72,11 +72,11 @@ fn decision_table_60_30_40_fps_at_x2_x3_x4() {
         // 40 on 60 Hz: 1.5 refreshes a frame, uneven on the display.
         check(40.0, HZ60, m, Err("uneven"));
     }
-    // 30 fps on 120 Hz: x2 generated 2, the game's 2; x3 cannot split 4
-    // refreshes into 3 even parts, so it keeps x2's even pacing; x4: three
-    // generated frames a refresh each, the game's 1.
+    // 30 fps on 120 Hz: x2 generated 2, the game's 2 (a single generated
+    // frame takes half the interval); x3: two generated frames a refresh
+    // each, the game's 2 (issue 5); x4: three a refresh each, the game's 1.
     check(30.0, HZ120, 2, Ok((1, 2, 2)));
-    check(30.0, HZ120, 3, Ok((1, 2, 2)));
+    check(30.0, HZ120, 3, Ok((2, 1, 2)));
     check(30.0, HZ120, 4, Ok((3, 1, 1)));
     // 40 fps on 120 Hz: x2 generated 1, the game's 2 (the game's frame one
     // refresh late); x3 and x4: two generated, the game's 1 (two late).

@@ -89,6 +89,14 @@ proptest! {
                     prop_assert!(!dec.reset || (dec.engaged && dec.presents == 0));
                     prop_assert!(dec.engaged || dec == Decision::NONE);
                     prop_assert_eq!(dec.engaged, p.state().engaged());
+                    // Several generated frames: one refresh each; the
+                    // per-frame counts add up to the presents.
+                    if dec.generated >= 2 {
+                        prop_assert_eq!(dec.presents, dec.generated, "{:?}", dec);
+                    }
+                    let per: Vec<u32> = (0..=dec.generated).map(|i| dec.presents_of(i)).collect();
+                    prop_assert_eq!(per.iter().sum::<u32>(), dec.presents, "{:?}", dec);
+                    prop_assert!(per[..dec.generated as usize].iter().all(|n| *n >= 1), "{:?}", dec);
                 }
                 Op::Reset => p.reset(),
                 Op::Enable(e) => p.set_enabled(e),
