@@ -24,7 +24,9 @@
 #define B_MOTION      50   // rgba16i: per-block motion chosen for time t (written as an
                            // image, read as an isampler2D)
 #define B_STILL       60   // image2D r8: still-region history, per pixel
+#define B_STILL_REF   61   // image2D r8: the reference interpolation's history (=2)
 #define B_OUTPUT      70   // image2D rgba8: the generated frame
+#define B_OUTPUT_REF  71   // image2D rgba8: the reference interpolation's frame (=2)
 
 #define MAX_LEVELS 7
 #define BLOCK 8            // flow block size, in pixels of its level
@@ -49,6 +51,7 @@ layout(push_constant) uniform Push {
     uint serial;     // frame serial (for readback)
     int radius;      // block-search radius at this level
     uint cur;        // histogram slot of the current frame (0 or 1)
+    int mblock;      // interpolation: side of the motion blocks in pixels (8 or 16)
 } pc;
 
 #define FLAG_WRITE_HISTORY 1u   // this interpolation keeps the still history

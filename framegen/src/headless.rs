@@ -49,6 +49,10 @@ pub struct Options {
     /// Leaves `shaderStorageImageExtendedFormats` disabled even where the
     /// device has it (to test the interpolator's feature check).
     pub without_extended_formats: bool,
+    /// Enables `VK_KHR_pipeline_executable_properties` where the device has
+    /// it, so that pipelines made with `CAPTURE_STATISTICS_KHR` report the
+    /// driver's statistics (registers, spills...; `fg shader-stats`).
+    pub pipeline_statistics: bool,
 }
 
 /// An instance, a device with one compute queue, and a command pool.
@@ -69,6 +73,9 @@ pub struct Headless {
     pub enabled_features: vk::PhysicalDeviceFeatures,
     /// The device's name.
     pub device_name: String,
+    /// Whether `VK_KHR_pipeline_executable_properties` is enabled (asked by
+    /// [`Options::pipeline_statistics`] and present).
+    pub pipeline_statistics: bool,
     pool: vk::CommandPool,
     mem_props: vk::PhysicalDeviceMemoryProperties,
 }
@@ -203,9 +210,26 @@ impl Headless {
         let qinfo = [vk::DeviceQueueCreateInfo::default()
             .queue_family_index(family)
             .queue_priorities(&prio)];
-        let dinfo = vk::DeviceCreateInfo::default()
+        let stats_ext = ash::khr::pipeline_executable_properties::NAME;
+        let has_stats = opts.pipeline_statistics && {
+            // SAFETY: a physical device of our instance.
+            let exts =
+                unsafe { instance.enumerate_device_extension_properties(pd) }.unwrap_or_default();
+            exts.iter()
+                .any(|e| e.extension_name_as_c_str().is_ok_and(|n| n == stats_ext))
+        };
+        let ext_names = [stats_ext.as_ptr()];
+        let mut stats_features =
+            vk::PhysicalDevicePipelineExecutablePropertiesFeaturesKHR::default()
+                .pipeline_executable_info(true);
+        let mut dinfo = vk::DeviceCreateInfo::default()
             .queue_create_infos(&qinfo)
             .enabled_features(&enabled);
+        if has_stats {
+            dinfo = dinfo
+                .enabled_extension_names(&ext_names)
+                .push_next(&mut stats_features);
+        }
         // SAFETY: valid create info for a physical device of our instance.
         let device = unsafe { instance.create_device(pd, &dinfo, None) }
             .map_err(|e| HeadlessError::Vulkan("vkCreateDevice", e))?;
@@ -232,6 +256,7 @@ impl Headless {
             queue,
             enabled_features: enabled,
             device_name: names[chosen].clone(),
+            pipeline_statistics: has_stats,
             pool,
             mem_props,
         })

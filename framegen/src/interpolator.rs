@@ -8,7 +8,7 @@ use ash::vk;
 use crate::caps::{self, DeviceCaps};
 use crate::gpu::{self, Allocator, Buffer, Image, Kind};
 use crate::shaders::{self, LoadedPass, Pass, Push, consts, res};
-use crate::{Config, CreateError, Path, VulkanContext};
+use crate::{Config, CreateError, InterpVariant, Path, VulkanContext};
 
 /// Frames of latency of the timestamp and scene readbacks (query slots).
 const TIMER_SLOTS: u32 = 4;
@@ -58,6 +58,8 @@ pub struct FrameGen {
     config: Config,
     levels: u32,
     flow_base: u32,
+    /// Side of the interpolation's motion blocks in pixels (8 or 16).
+    mblock: u32,
     serial: u64,
     generated: u32,
     prepared: bool,
@@ -77,8 +79,11 @@ pub struct FrameGen {
     set_flow: Vec<[vk::DescriptorSet; 2]>,     // [level][cur]
     set_flow_ref: Vec<[vk::DescriptorSet; 2]>, // [level][cur]
     set_compare_flow: vk::DescriptorSet,
-    set_motion: [vk::DescriptorSet; 2], // [cur]
-    set_interp: [vk::DescriptorSet; 2], // [cur]
+    set_motion: [vk::DescriptorSet; 2],      // [cur]
+    set_interp: [vk::DescriptorSet; 2],      // [cur] per pixel, on output/still
+    set_interp_ref: [vk::DescriptorSet; 2],  // [cur] per pixel, on the ref images (Both)
+    set_interp_tile: [vk::DescriptorSet; 2], // [cur] per tile, on output/still
+    set_compare_output: vk::DescriptorSet,
 
     frames: [Image; 2],
     luma: [Image; 2],
@@ -88,6 +93,8 @@ pub struct FrameGen {
     motion: Image,
     still: Image,
     output: Image,
+    still_ref: Option<Image>,  // Path::Both only
+    output_ref: Option<Image>, // Path::Both only
     hist: Buffer,
     state: Buffer,
     readback: Buffer,
@@ -143,7 +150,8 @@ pub fn pyramid_levels(width: u32, height: u32) -> u32 {
 /// most 600 000 pixels (0 up to about 1000x600, 1 for 720p and 1080p, 2 for
 /// 1440p and 2160p). The flow's blocks are then 8, 16 or 32 pixels of the
 /// picture; the motion of the generated frame is still chosen per 8x8
-/// pixels and blended per pixel. Finer flow costs more than the rest of the
+/// pixels (16x16 with flow at level 2) and blended per pixel. Finer flow
+/// costs more than the rest of the
 /// interpolator together at large sizes ([`Config::flow_level`] overrides).
 pub fn flow_base_level(width: u32, height: u32) -> u32 {
     let mut l = 0;
@@ -266,7 +274,16 @@ impl FrameGen {
     }
 
     fn motion_extent(&self) -> (u32, u32) {
-        (blocks(self.config.width), blocks(self.config.height))
+        (
+            self.config.width.div_ceil(self.mblock),
+            self.config.height.div_ceil(self.mblock),
+        )
+    }
+
+    /// Side of the generated frame's motion blocks in pixels (8, or 16 for
+    /// large pictures; see [`crate::Variant::motion_block`]).
+    pub fn motion_block_pixels(&self) -> u32 {
+        self.mblock
     }
 
     /// Device memory held, split into the pictures and the working set.
@@ -289,6 +306,9 @@ impl FrameGen {
         add(&self.motion);
         add(&self.still);
         add(&self.output);
+        for i in self.still_ref.iter().chain(&self.output_ref) {
+            add(i);
+        }
         m.working_bytes += self.hist.bytes + self.state.bytes + self.readback.bytes;
         m
     }
@@ -329,6 +349,7 @@ impl FrameGen {
             images.push(&l[1]);
         }
         images.extend([&self.motion, &self.still, &self.output]);
+        images.extend(self.still_ref.iter().chain(&self.output_ref));
         let barriers: Vec<vk::ImageMemoryBarrier> = images
             .iter()
             .map(|img| {
@@ -356,7 +377,11 @@ impl FrameGen {
                 &barriers,
             );
             let black = vk::ClearColorValue { float32: [0.0; 4] };
-            for img in [&self.still, &self.output, &self.frames[0], &self.frames[1]] {
+            let refs = self.still_ref.iter().chain(&self.output_ref);
+            for img in [&self.still, &self.output, &self.frames[0], &self.frames[1]]
+                .into_iter()
+                .chain(refs)
+            {
                 d.cmd_clear_color_image(
                     cmd,
                     img.image,
@@ -450,13 +475,15 @@ impl FrameGen {
             );
             if reset {
                 let black = vk::ClearColorValue { float32: [0.0; 4] };
-                d.cmd_clear_color_image(
-                    cmd,
-                    self.still.image,
-                    vk::ImageLayout::GENERAL,
-                    &black,
-                    &[full_range(1)],
-                );
+                for img in std::iter::once(&self.still).chain(&self.still_ref) {
+                    d.cmd_clear_color_image(
+                        cmd,
+                        img.image,
+                        vk::ImageLayout::GENERAL,
+                        &black,
+                        &[full_range(1)],
+                    );
+                }
             }
         }
         memory_barrier(
@@ -521,7 +548,7 @@ impl FrameGen {
                 1,
             );
         }
-        let (hw, hh) = level_size(&self.config, 2);
+        let (hw, hh) = level_size(&self.config, consts::HIST_LEVEL);
         self.dispatch(
             cmd,
             Pass::Histogram,
@@ -822,6 +849,7 @@ impl FrameGen {
             serial: (self.serial & 0x7fff_ffff) as u32,
             radius: 0,
             cur: self.cur() as u32,
+            mblock: self.mblock as i32,
         }
     }
 
@@ -848,15 +876,51 @@ impl FrameGen {
         );
         compute_barrier(&self.device, cmd);
         let (w, h) = (self.config.width, self.config.height);
+        let per_pixel = |fg: &Self, set| {
+            fg.dispatch(
+                cmd,
+                Pass::Interpolate,
+                set,
+                push,
+                w.div_ceil(8),
+                h.div_ceil(8),
+                1,
+            );
+        };
+        let path = self.config.path;
+        if path == Path::Reference
+            || (path == Path::Fast && self.config.variant.interp == InterpVariant::Pixel)
+        {
+            per_pixel(self, self.set_interp[cur]);
+            return;
+        }
+        // Tiles of a motion block's size: the blocks themselves (wide), or
+        // from block centre to block centre (2x2), which takes one more tile
+        // per side.
+        let extra = u32::from(self.flow_base != 0);
+        let mb = self.mblock;
         self.dispatch(
             cmd,
-            Pass::Interpolate,
-            self.set_interp[cur],
+            Pass::InterpolateTile,
+            self.set_interp_tile[cur],
             push,
-            w.div_ceil(8),
-            h.div_ceil(8),
+            w.div_ceil(mb) + extra,
+            h.div_ceil(mb) + extra,
             1,
         );
+        if path == Path::Both {
+            per_pixel(self, self.set_interp_ref[cur]);
+            compute_barrier(&self.device, cmd);
+            self.dispatch(
+                cmd,
+                Pass::CompareOutput,
+                self.set_compare_output,
+                push,
+                w.div_ceil(8),
+                h.div_ceil(8),
+                1,
+            );
+        }
     }
 
     fn finish_barrier(&self, cmd: vk::CommandBuffer) {
@@ -978,6 +1042,7 @@ impl Drop for FrameGen {
                 images.push(&l[1]);
             }
             images.extend([&self.motion, &self.still, &self.output]);
+            images.extend(self.still_ref.iter().chain(&self.output_ref));
             for i in images {
                 gpu::free_image(d, i);
             }
@@ -985,6 +1050,39 @@ impl Drop for FrameGen {
                 gpu::free_buffer(d, b);
             }
         }
+    }
+}
+
+/// The specialization constants of a pass for a configuration.
+fn spec_constants(pass: Pass, config: &Config, mblock: u32) -> Vec<(u32, u32)> {
+    match pass {
+        // TILE_VIS, TILE
+        Pass::InterpolateTile => vec![
+            (
+                0,
+                u32::from(config.variant.interp == InterpVariant::TileVis),
+            ),
+            (1, mblock),
+        ],
+        // PER_CAND
+        Pass::MotionSelect => vec![(0, u32::from(!config.variant.motion_per_sample))],
+        _ => Vec::new(),
+    }
+}
+
+/// Side of the motion blocks: 16 pixels where the flow is at level 2 (its
+/// blocks are 32 pixels: 1440p, 2160p), 8 elsewhere; a variant may ask for
+/// 8 or 16, but 3x3-candidate (flow at level 0) pictures keep 8, since a
+/// tile must not span more than two flow blocks.
+fn motion_block(config: &Config, flow_base: u32) -> u32 {
+    if flow_base == 0 {
+        return consts::BLOCK;
+    }
+    match config.variant.motion_block {
+        Some(16) => 16,
+        Some(_) => consts::BLOCK,
+        None if flow_base >= 2 => 16,
+        None => consts::BLOCK,
     }
 }
 
@@ -1129,12 +1227,13 @@ impl Builder<'_> {
         } else {
             Vec::new()
         };
+        let mblock = motion_block(config, flow_base);
         let motion = a.image(
             "motion",
             Kind::Working,
             vk::Format::R16G16B16A16_SINT,
-            blocks(w),
-            blocks(h),
+            w.div_ceil(mblock),
+            h.div_ceil(mblock),
             1,
             storage | vk::ImageUsageFlags::SAMPLED,
         )?;
@@ -1156,6 +1255,30 @@ impl Builder<'_> {
             1,
             storage | vk::ImageUsageFlags::TRANSFER_DST,
         )?;
+        let (still_ref, output_ref) = if config.path == Path::Both {
+            (
+                Some(a.image(
+                    "still history ref",
+                    Kind::Working,
+                    vk::Format::R8_UNORM,
+                    w,
+                    h,
+                    1,
+                    vk::ImageUsageFlags::STORAGE | vk::ImageUsageFlags::TRANSFER_DST,
+                )?),
+                Some(a.image(
+                    "output ref",
+                    Kind::Working,
+                    vk::Format::R8G8B8A8_UNORM,
+                    w,
+                    h,
+                    1,
+                    storage | vk::ImageUsageFlags::TRANSFER_DST,
+                )?),
+            )
+        } else {
+            (None, None)
+        };
         let hist_size = u64::from(2 * consts::HIST_BINS * consts::HIST_REGIONS * 4);
         let buf_usage = vk::BufferUsageFlags::STORAGE_BUFFER | vk::BufferUsageFlags::TRANSFER_DST;
         let hist = a.buffer("histograms", hist_size, buf_usage, false)?;
@@ -1169,7 +1292,12 @@ impl Builder<'_> {
 
         let mut passes = Vec::new();
         for p in Pass::ALL {
-            passes.push(shaders::load(d, p)?);
+            passes.push(shaders::load_with(
+                d,
+                p,
+                &spec_constants(p, config, mblock),
+                vk::PipelineCreateFlags::empty(),
+            )?);
         }
         let vk_err = |what: &'static str| {
             move |e| CreateError::Vulkan {
@@ -1213,7 +1341,8 @@ impl Builder<'_> {
             match p {
                 Pass::Scene => 1,
                 Pass::DownsampleRef | Pass::FlowSearch | Pass::FlowSearchRef => 2 * levels,
-                Pass::CompareFlow => 1,
+                Pass::CompareFlow | Pass::CompareOutput => 1,
+                Pass::Interpolate => 4,
                 _ => 2,
             }
         };
@@ -1278,6 +1407,7 @@ impl Builder<'_> {
             config: *config,
             levels,
             flow_base,
+            mblock,
             serial: 0,
             generated: 1,
             prepared: false,
@@ -1297,6 +1427,9 @@ impl Builder<'_> {
             set_compare_flow: vk::DescriptorSet::null(),
             set_motion: Default::default(),
             set_interp: Default::default(),
+            set_interp_ref: Default::default(),
+            set_interp_tile: Default::default(),
+            set_compare_output: vk::DescriptorSet::null(),
             frames,
             luma,
             luma_ref,
@@ -1305,6 +1438,8 @@ impl Builder<'_> {
             motion,
             still,
             output,
+            still_ref,
+            output_ref,
             hist,
             state,
             readback,
@@ -1527,21 +1662,47 @@ impl FrameGen {
             )?;
             self.set_motion[cur] = set;
 
-            let set = self.alloc_set(Pass::Interpolate)?;
+            let interp_set = |pass: Pass, still: &Image, output: &Image| {
+                let set = self.alloc_set(pass)?;
+                self.write_set(
+                    pass,
+                    set,
+                    &[
+                        (res::FRAME_A, Bind::Sampled(&[self.frames[prev].sampled])),
+                        (res::FRAME_B, Bind::Sampled(&[self.frames[cur].sampled])),
+                        (res::FLOW, Bind::SampledInt(&fine)),
+                        (res::MOTION, Bind::SampledInt(&[self.motion.sampled])),
+                        (res::STILL, Bind::Storage(&[still.levels[0]])),
+                        (res::OUTPUT, Bind::Storage(&[output.levels[0]])),
+                        (res::STATE, Bind::Buffer(self.state.buffer)),
+                    ],
+                )?;
+                Ok::<_, CreateError>(set)
+            };
+            let pixel = interp_set(Pass::Interpolate, &self.still, &self.output)?;
+            let tile = interp_set(Pass::InterpolateTile, &self.still, &self.output)?;
+            let reference = match (&self.still_ref, &self.output_ref) {
+                (Some(still), Some(output)) => interp_set(Pass::Interpolate, still, output)?,
+                _ => vk::DescriptorSet::null(),
+            };
+            self.set_interp[cur] = pixel;
+            self.set_interp_tile[cur] = tile;
+            self.set_interp_ref[cur] = reference;
+        }
+        if let (Some(still), Some(output)) = (&self.still_ref, &self.output_ref) {
+            let set = self.alloc_set(Pass::CompareOutput)?;
             self.write_set(
-                Pass::Interpolate,
+                Pass::CompareOutput,
                 set,
                 &[
-                    (res::FRAME_A, Bind::Sampled(&[self.frames[prev].sampled])),
-                    (res::FRAME_B, Bind::Sampled(&[self.frames[cur].sampled])),
-                    (res::FLOW, Bind::SampledInt(&fine)),
-                    (res::MOTION, Bind::SampledInt(&[self.motion.sampled])),
-                    (res::STILL, Bind::Storage(&[self.still.levels[0]])),
                     (res::OUTPUT, Bind::Storage(&[self.output.levels[0]])),
-                    (res::STATE, Bind::Buffer(self.state.buffer)),
+                    (res::OUTPUT_REF, Bind::Storage(&[output.levels[0]])),
+                    (res::STILL, Bind::Storage(&[self.still.levels[0]])),
+                    (res::STILL_REF, Bind::Storage(&[still.levels[0]])),
+                    (res::READBACK, Bind::Buffer(self.readback.buffer)),
                 ],
             )?;
-            self.set_interp[cur] = set;
+            self.set_compare_output = set;
         }
         let set = self.alloc_set(Pass::Scene)?;
         self.write_set(

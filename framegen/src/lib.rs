@@ -91,6 +91,99 @@ impl Path {
     }
 }
 
+/// Which version of the interpolation pass the fast path runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum InterpVariant {
+    /// Per tile of pixels that share their candidate motions
+    /// (`interpolate_tile.comp`): the reference's picture, bit for bit.
+    #[default]
+    Tile,
+    /// As `Tile`, with the visibility test once per tile rather than per
+    /// pixel (not the reference's picture; for measurements).
+    TileVis,
+    /// The per-pixel pass (`interpolate.comp`, the reference) on the fast
+    /// path too.
+    Pixel,
+}
+
+/// Alternatives of the passes, for comparing them on a device
+/// (`fg bench-gpu --variants`) and for the quality bench. The default is
+/// what the library uses; [`Variant::parse`] reads the names the tools take.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Variant {
+    /// The interpolation pass of the fast path.
+    pub interp: InterpVariant,
+    /// Side of the interpolation's motion blocks in pixels, 8 or 16; `None`:
+    /// 16 where the flow is at level 2 or coarser (1440p, 2160p), else 8.
+    /// Small pictures (flow at level 0) always use 8.
+    pub motion_block: Option<u32>,
+    /// Motion selection scores one sample per invocation over all
+    /// candidates (quad sums and shared atomics), rather than one distinct
+    /// candidate per invocation over all samples (the same result; the
+    /// earlier layout, slightly slower on the H200).
+    pub motion_per_sample: bool,
+}
+
+impl Variant {
+    /// The names [`Variant::parse`] takes, with what each does.
+    pub const NAMES: [(&'static str, &'static str); 7] = [
+        ("base", "the default (nothing changed)"),
+        (
+            "tile",
+            "interpolation per tile of a motion block's size (the default)",
+        ),
+        ("tilevis", "interpolation per tile, visibility per tile"),
+        ("pixel", "interpolation per pixel (the reference pass)"),
+        ("mb8", "motion blocks of 8x8 pixels at every size"),
+        (
+            "mb16",
+            "motion blocks of 16x16 pixels (where the flow is at level 1 or 2)",
+        ),
+        (
+            "msps",
+            "motion selection: one invocation per sample (same result)",
+        ),
+    ];
+
+    /// Parses `+`- or `,`-separated names of [`Variant::NAMES`] (`base` or
+    /// empty: the default).
+    pub fn parse(s: &str) -> Result<Variant, String> {
+        let mut v = Variant::default();
+        for name in s.split([',', '+']).map(str::trim).filter(|n| !n.is_empty()) {
+            match name {
+                "base" => {}
+                "tile" => v.interp = InterpVariant::Tile,
+                "tilevis" => v.interp = InterpVariant::TileVis,
+                "pixel" => v.interp = InterpVariant::Pixel,
+                "mb8" => v.motion_block = Some(8),
+                "mb16" => v.motion_block = Some(16),
+                "msps" => v.motion_per_sample = true,
+                other => {
+                    let known: Vec<&str> = Variant::NAMES.iter().map(|(n, _)| *n).collect();
+                    return Err(format!(
+                        "unknown variant '{other}' (known: {})",
+                        known.join(", ")
+                    ));
+                }
+            }
+        }
+        Ok(v)
+    }
+
+    /// From the environment variable `FRAMEGEN_VARIANT` (see
+    /// [`Variant::parse`]); the default when it is unset or not understood
+    /// (which is logged).
+    pub fn from_env() -> Variant {
+        match std::env::var("FRAMEGEN_VARIANT") {
+            Ok(s) => Variant::parse(&s).unwrap_or_else(|e| {
+                log::warn!("FRAMEGEN_VARIANT: {e}; using the default");
+                Variant::default()
+            }),
+            Err(_) => Variant::default(),
+        }
+    }
+}
+
 /// What the interpolator is created for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Config {
@@ -108,6 +201,8 @@ pub struct Config {
     /// picture, 1: 16x16, 2: 32x32); `None` picks by size
     /// ([`flow_base_level`]).
     pub flow_level: Option<u32>,
+    /// Pass alternatives ([`Variant::from_env`] by default).
+    pub variant: Variant,
 }
 
 impl Config {
@@ -119,6 +214,7 @@ impl Config {
             frame_format: vk::Format::R8G8B8A8_UNORM,
             path: Path::from_env(),
             flow_level: None,
+            variant: Variant::from_env(),
         }
     }
 }
@@ -180,4 +276,24 @@ pub enum CreateError {
         /// The result.
         result: vk::Result,
     },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{InterpVariant, Variant};
+
+    #[test]
+    fn variant_names_parse() {
+        assert_eq!(Variant::parse("").unwrap(), Variant::default());
+        assert_eq!(Variant::parse("base").unwrap(), Variant::default());
+        let v = Variant::parse("pixel+mb8, msps").unwrap();
+        assert_eq!(v.interp, InterpVariant::Pixel);
+        assert_eq!(v.motion_block, Some(8));
+        assert!(v.motion_per_sample);
+        for (name, _) in Variant::NAMES {
+            assert!(Variant::parse(name).is_ok(), "{name}");
+        }
+        let e = Variant::parse("mb8+bogus").unwrap_err();
+        assert!(e.contains("'bogus'") && e.contains("tilevis"), "{e}");
+    }
 }

@@ -37,6 +37,10 @@ pub struct Runner {
     download: Option<Staging>,
     h: Headless,
     frame_bytes: usize,
+    /// Frames run by the `run_staged*` calls so far: the next staged
+    /// picture is this one modulo their count, so that calls continue the
+    /// sequence rather than restart it.
+    staged_frames: u64,
 }
 
 impl Runner {
@@ -53,6 +57,7 @@ impl Runner {
             download: Some(download),
             h,
             frame_bytes,
+            staged_frames: 0,
         })
     }
 
@@ -143,9 +148,10 @@ impl Runner {
             .collect()
     }
 
-    /// Runs `count` frame cycles over the staged pictures (in turn), four
-    /// per submission so that the GPU stays busy (no reads, no uploads
-    /// between frames); the first is a reset when `reset_first`.
+    /// Runs `count` frame cycles over the staged pictures (in turn, going on
+    /// from where the last call stopped), four per submission so that the
+    /// GPU stays busy (no reads, no uploads between frames); the first is a
+    /// reset when `reset_first`.
     pub fn run_staged(
         &mut self,
         staged: &[Staging],
@@ -165,16 +171,41 @@ impl Runner {
         reset_first: bool,
         upload: bool,
     ) -> Result<(), RunError> {
+        self.run_staged_loaded(staged, count, reset_first, upload, None)
+    }
+
+    /// [`Runner::run_staged_with`], and before each frame `load.1` frames of
+    /// another interpolator `load.0` made on this runner's device (its
+    /// frame images keep what they have): work outside the timed frames
+    /// that keeps the GPU as busy as a game's rendering would, so that its
+    /// clocks are those of a loaded GPU.
+    pub fn run_staged_loaded(
+        &mut self,
+        staged: &[Staging],
+        count: u32,
+        reset_first: bool,
+        upload: bool,
+        mut load: Option<(&mut FrameGen, u32)>,
+    ) -> Result<(), RunError> {
         let cfg = *self.fg().config();
+        let done = self.staged_frames;
         let mut k = 0u32;
         while k < count {
             let n = (count - k).min(4);
             let fg = self.fg.as_mut().expect("alive");
             self.h.submit_and_wait(|cmd| {
                 for i in 0..n {
-                    let st = &staged[((k + i) as usize) % staged.len()];
+                    if let Some((other, frames)) = load.as_mut() {
+                        for _ in 0..*frames {
+                            other.prepare(cmd);
+                            other.record(cmd, false);
+                            other.advance();
+                        }
+                    }
+                    let n_done = done + u64::from(k + i);
+                    let st = &staged[(n_done % staged.len() as u64) as usize];
                     fg.prepare(cmd);
-                    if upload || k + i < 2 {
+                    if upload || n_done < 2 {
                         st.copy_to_image(cmd, fg.frame_image(), cfg.width, cfg.height);
                     }
                     fg.record(cmd, reset_first && k + i == 0);
@@ -185,6 +216,7 @@ impl Runner {
                 }
             })?;
             k += n;
+            self.staged_frames += u64::from(n);
         }
         Ok(())
     }

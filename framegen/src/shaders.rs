@@ -24,9 +24,11 @@ pub mod res {
     pub const FLOW: u32 = 42;
     pub const MOTION: u32 = 50;
     pub const STILL: u32 = 60;
+    pub const STILL_REF: u32 = 61;
     pub const OUTPUT: u32 = 70;
+    pub const OUTPUT_REF: u32 = 71;
     /// Every resource with its name in common.glsl (checked by a test).
-    pub const ALL: [(&str, u32); 15] = [
+    pub const ALL: [(&str, u32); 17] = [
         ("B_FRAME_A", FRAME_A),
         ("B_FRAME_B", FRAME_B),
         ("B_LUMA_A", LUMA_A),
@@ -41,7 +43,9 @@ pub mod res {
         ("B_FLOW", FLOW),
         ("B_MOTION", MOTION),
         ("B_STILL", STILL),
+        ("B_STILL_REF", STILL_REF),
         ("B_OUTPUT", OUTPUT),
+        ("B_OUTPUT_REF", OUTPUT_REF),
     ];
 }
 
@@ -57,6 +61,8 @@ pub mod consts {
     pub const HIST_BINS: u32 = 64;
     /// Histogram regions (`HIST_REGIONS`).
     pub const HIST_REGIONS: u32 = 9;
+    /// Pyramid level the histograms are made from (`HIST_LEVEL`).
+    pub const HIST_LEVEL: u32 = 2;
     /// Entries of the scene-result ring in the readback buffer (`READBACK_SLOTS`).
     pub const READBACK_SLOTS: u32 = 8;
     /// Push-constant flag: the interpolation keeps the still history.
@@ -91,13 +97,18 @@ pub enum Pass {
     CompareFlow,
     /// Per-block motion at time t.
     MotionSelect,
-    /// The generated frame.
+    /// The generated frame, per pixel (reference path).
     Interpolate,
+    /// The generated frame, per tile of pixels that share their candidate
+    /// motions (fast path; the same picture as [`Pass::Interpolate`]).
+    InterpolateTile,
+    /// Counts differences between the fast and the reference interpolation.
+    CompareOutput,
 }
 
 impl Pass {
     /// Every pass.
-    pub const ALL: [Pass; 11] = [
+    pub const ALL: [Pass; 13] = [
         Pass::Pyramid,
         Pass::LumaRef,
         Pass::DownsampleRef,
@@ -109,6 +120,8 @@ impl Pass {
         Pass::CompareFlow,
         Pass::MotionSelect,
         Pass::Interpolate,
+        Pass::InterpolateTile,
+        Pass::CompareOutput,
     ];
 
     /// The file name (without extension) in shaders/ and spirv/.
@@ -125,6 +138,8 @@ impl Pass {
             Pass::CompareFlow => "compare_flow",
             Pass::MotionSelect => "motion_select",
             Pass::Interpolate => "interpolate",
+            Pass::InterpolateTile => "interpolate_tile",
+            Pass::CompareOutput => "compare_output",
         }
     }
 
@@ -142,6 +157,8 @@ impl Pass {
             Pass::CompareFlow => include_bytes!("../spirv/compare_flow.spv"),
             Pass::MotionSelect => include_bytes!("../spirv/motion_select.spv"),
             Pass::Interpolate => include_bytes!("../spirv/interpolate.spv"),
+            Pass::InterpolateTile => include_bytes!("../spirv/interpolate_tile.spv"),
+            Pass::CompareOutput => include_bytes!("../spirv/compare_output.spv"),
         }
     }
 
@@ -150,6 +167,21 @@ impl Pass {
         let mut words = spirv::words_from_bytes(self.spirv_bytes())?;
         let table = spirv::renumber_bindings(&mut words)?;
         Ok((words, table))
+    }
+}
+
+/// The specialization-constant sets a pass is built with, named (the
+/// default first, named ""): for tools that compare them
+/// (`fg shader-stats`).
+pub fn spec_variants(pass: Pass) -> &'static [(&'static str, &'static [(u32, u32)])] {
+    match pass {
+        Pass::InterpolateTile => &[
+            ("", &[(0, 0), (1, 8)]),
+            ("tile 16", &[(0, 0), (1, 16)]),
+            ("tilevis", &[(0, 1), (1, 8)]),
+        ],
+        Pass::MotionSelect => &[("", &[(0, 1)]), ("msps", &[(0, 0)])],
+        _ => &[("", &[])],
     }
 }
 
@@ -175,6 +207,8 @@ pub struct Push {
     pub radius: i32,
     /// Histogram slot of the current frame.
     pub cur: u32,
+    /// Side of the interpolation's motion blocks, in pixels.
+    pub mblock: i32,
 }
 
 impl Push {
@@ -190,7 +224,7 @@ impl Push {
             self.serial,
             self.radius as u32,
             self.cur,
-            0,
+            self.mblock as u32,
         ];
         let mut out = [0u8; PUSH_BYTES as usize];
         for (i, w) in words.iter().enumerate() {
@@ -217,6 +251,18 @@ pub struct LoadedPass {
 /// Loads one pass: renumbers its bindings, builds its set layout from the
 /// table, creates its pipeline.
 pub fn load(device: &ash::Device, pass: Pass) -> Result<LoadedPass, crate::CreateError> {
+    load_with(device, pass, &[], vk::PipelineCreateFlags::empty())
+}
+
+/// [`load`] with specialization constants (`(constant_id, value)`, 32-bit
+/// each) and pipeline creation flags (e.g. `CAPTURE_STATISTICS_KHR` for the
+/// `fg shader-stats` tool).
+pub fn load_with(
+    device: &ash::Device,
+    pass: Pass,
+    constants: &[(u32, u32)],
+    flags: vk::PipelineCreateFlags,
+) -> Result<LoadedPass, crate::CreateError> {
     let (words, table) = pass.renumbered().map_err(|e| crate::CreateError::Shader {
         pass: pass.name(),
         error: e.to_string(),
@@ -262,11 +308,31 @@ pub fn load(device: &ash::Device, pass: Pass) -> Result<LoadedPass, crate::Creat
         let module = device
             .create_shader_module(&vk::ShaderModuleCreateInfo::default().code(&words), None)
             .map_err(vk_err("vkCreateShaderModule"))?;
-        let stage = vk::PipelineShaderStageCreateInfo::default()
+        let entries: Vec<vk::SpecializationMapEntry> = constants
+            .iter()
+            .enumerate()
+            .map(|(i, (id, _))| vk::SpecializationMapEntry {
+                constant_id: *id,
+                offset: 4 * i as u32,
+                size: 4,
+            })
+            .collect();
+        let data: Vec<u8> = constants
+            .iter()
+            .flat_map(|(_, v)| v.to_le_bytes())
+            .collect();
+        let spec = vk::SpecializationInfo::default()
+            .map_entries(&entries)
+            .data(&data);
+        let mut stage = vk::PipelineShaderStageCreateInfo::default()
             .stage(vk::ShaderStageFlags::COMPUTE)
             .module(module)
             .name(c"main");
+        if !constants.is_empty() {
+            stage = stage.specialization_info(&spec);
+        }
         let info = vk::ComputePipelineCreateInfo::default()
+            .flags(flags)
             .stage(stage)
             .layout(pipeline_layout);
         let result = device.create_compute_pipelines(vk::PipelineCache::null(), &[info], None);

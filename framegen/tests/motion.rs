@@ -34,6 +34,13 @@ fn check_at(motion: Motion, what: &str, flow_level: Option<u32>) {
     cfg.flow_level = flow_level;
     let mut r = framegen::runner::Runner::new(&Default::default(), &cfg).unwrap();
     let bp = r.fg().flow_block_pixels() as f32;
+    let level = r.fg().flow_level();
+    let want_mb = if level >= 2 { 16 } else { 8 };
+    assert_eq!(
+        r.fg().motion_block_pixels(),
+        want_mb,
+        "{what}: motion blocks"
+    );
     let a = synth::render_plane(W, H, &motion.at(0.0), 5);
     let b = synth::render_plane(W, H, &motion.at(1.0), 5);
     let truth = synth::render_plane(W, H, &motion.at(0.5), 5);
@@ -116,6 +123,18 @@ fn translation_with_flow_at_level_1() {
         Motion::shift(6.5, -3.25),
         "shift (6.5, -3.25), flow at level 1",
         Some(1),
+    );
+}
+
+/// The flow at pyramid level 2 (32x32-pixel blocks) and 16x16-pixel motion
+/// blocks, as 1440p and 2160p pictures use: the tiled interpolation on its
+/// 16x16 tiles must still match the per-pixel reference.
+#[test]
+fn translation_with_flow_at_level_2() {
+    check_at(
+        Motion::shift(5.5, 2.75),
+        "shift (5.5, 2.75), flow at level 2",
+        Some(2),
     );
 }
 

@@ -15,7 +15,7 @@ pub fn assert_reference_agrees(r: &Runner) {
     assert_eq!(
         r.fg().reference_mismatches(),
         Some(0),
-        "fast and reference passes differ (luma pyramid or flow)"
+        "fast and reference passes differ (luma pyramid, flow or interpolation)"
     );
 }
 

@@ -2,7 +2,7 @@
 //! own timestamps, and the device memory it holds.
 
 use anyhow::{Context, Result, bail};
-use framegen::{Config, Path, headless::Options, runner::Runner, synth};
+use framegen::{Config, Path, Variant, headless::Options, runner::Runner, synth};
 
 /// Arguments of `fg bench-gpu`.
 #[derive(clap::Args)]
@@ -30,6 +30,29 @@ pub struct Args {
     /// host-to-device transfers.
     #[arg(long)]
     no_upload: bool,
+    /// Compare pass variants in one process: `;`-separated list, each a
+    /// `+`-separated set of names (`fg bench-gpu --list-variants`), e.g.
+    /// `pixel;base;tilevis`. They run in alternating rounds of --frames
+    /// frames; the first is the one the others are compared with.
+    #[arg(long)]
+    variants: Option<String>,
+    /// Rounds of --variants.
+    #[arg(long, default_value_t = 3)]
+    rounds: u32,
+    /// Frames recorded per submission (the GPU idles between submissions).
+    #[arg(long, default_value_t = 4)]
+    per_submit: u32,
+    /// List the variant names and exit.
+    #[arg(long)]
+    list_variants: bool,
+    /// With --variants: before each timed frame, this many untimed frames of
+    /// a second interpolator on the same device, so that the GPU is as busy
+    /// (and clocked) as under a game's rendering.
+    #[arg(long, default_value_t = 0)]
+    load: u32,
+    /// Pyramid level of the final flow (default: by picture size).
+    #[arg(long)]
+    flow_level: Option<u32>,
 }
 
 /// Parses WIDTHxHEIGHT.
@@ -58,19 +81,34 @@ fn pictures(w: u32, h: u32) -> Vec<Vec<u8>> {
 }
 
 fn runner(args: &Args, w: u32, h: u32, path: Path) -> Result<Runner> {
+    runner_with(args, w, h, path, Variant::from_env())
+}
+
+fn runner_with(args: &Args, w: u32, h: u32, path: Path, variant: Variant) -> Result<Runner> {
     let opts = Options {
         device: args.device.clone(),
         ..Options::default()
     };
     let mut cfg = Config::new(w, h);
     cfg.path = path;
+    cfg.variant = variant;
+    cfg.flow_level = args.flow_level;
     let mut r = Runner::new(&opts, &cfg).context("setting up the interpolator")?;
     r.fg_mut().set_generated(args.generated);
     Ok(r)
 }
 
 pub fn run(args: &Args) -> Result<()> {
+    if args.list_variants {
+        for (name, what) in Variant::NAMES {
+            println!("{name:<10} {what}");
+        }
+        return Ok(());
+    }
     let (w, h) = parse_size(&args.size)?;
+    if let Some(list) = &args.variants {
+        return variants(args, w, h, list);
+    }
     let mut r = runner(args, w, h, Path::from_env())?;
     let dev = r.headless().device_name.clone();
     eprintln!(
@@ -118,7 +156,7 @@ pub fn run(args: &Args) -> Result<()> {
     );
     if let Some(n) = r.fg().reference_mismatches() {
         println!(
-            "  reference check (FRAMEGEN_REFERENCE=2): {n} luma texels / flow vectors differ between fast and reference"
+            "  reference check (FRAMEGEN_REFERENCE=2): {n} luma texels / flow vectors / output pixels differ between fast and reference"
         );
     }
     println!(
@@ -191,4 +229,180 @@ fn ab_reference(args: &Args, w: u32, h: u32, pics: &[Vec<u8>]) -> Result<()> {
     }
     println!("    overall reference / fast = {:.2}", tr / tf);
     Ok(())
+}
+
+/// One variant of `--variants`: its runner, staged pictures and sums.
+struct Contender {
+    name: String,
+    /// The --load interpolator (dropped before the runner's device).
+    load: Option<framegen::FrameGen>,
+    r: Runner,
+    staged: Vec<framegen::headless::Staging>,
+    total: f64,
+    flow: f64,
+    max: f64,
+    rounds: Vec<f64>,
+    passes: Vec<(&'static str, f64)>,
+}
+
+/// Submits `count` frames, `per` per submission, with `load` untimed
+/// frames of the load interpolator before each.
+fn frames(c: &mut Contender, count: u32, per: u32, upload: bool, load: u32) -> Result<()> {
+    let mut left = count;
+    while left > 0 {
+        let n = left.min(per.max(1));
+        let extra = c.load.as_mut().map(|l| (l, load));
+        c.r.run_staged_loaded(&c.staged, n, false, upload, extra)?;
+        left -= n;
+    }
+    Ok(())
+}
+
+/// `--variants`: every variant on the same device and pictures, in
+/// alternating rounds; mean GPU time per generated frame and per pass.
+fn variants(args: &Args, w: u32, h: u32, list: &str) -> Result<()> {
+    let pics = pictures(w, h);
+    let mut all: Vec<Contender> = Vec::new();
+    for spec in list.split(';').map(str::trim).filter(|s| !s.is_empty()) {
+        let v = Variant::parse(spec).map_err(|e| anyhow::anyhow!("--variants: {e}"))?;
+        let mut r = runner_with(args, w, h, Path::from_env(), v)
+            .with_context(|| format!("variant {spec}"))?;
+        let staged = r.stage(&pics)?;
+        r.run_staged(&staged, 8, true)?;
+        let load = if args.load > 0 {
+            let mut cfg = Config::new(w, h);
+            cfg.path = Path::Fast;
+            Some(framegen::FrameGen::new(&r.headless().context(), &cfg)?)
+        } else {
+            None
+        };
+        all.push(Contender {
+            name: spec.to_string(),
+            load,
+            r,
+            staged,
+            total: 0.0,
+            flow: 0.0,
+            max: 0.0,
+            rounds: Vec::new(),
+            passes: Vec::new(),
+        });
+    }
+    if all.is_empty() {
+        bail!("--variants: no variant named");
+    }
+    let dev = all[0].r.headless().device_name.clone();
+    let setup = format!(
+        "{} rounds x {} frames, {} per submission{}{}",
+        args.rounds,
+        args.frames,
+        args.per_submit,
+        if args.no_upload { ", no uploads" } else { "" },
+        if args.load > 0 {
+            format!(", {} untimed load frame(s) before each", args.load)
+        } else {
+            String::new()
+        }
+    );
+    eprintln!(
+        "fg bench-gpu: {dev}, {w}x{h}, {} variants, {setup}",
+        all.len()
+    );
+    // Warm-up: half a second of every variant, so clocks settle.
+    let t0 = std::time::Instant::now();
+    while t0.elapsed().as_secs_f64() < 0.5 {
+        for c in all.iter_mut() {
+            frames(c, 8, args.per_submit, !args.no_upload, args.load)?;
+        }
+    }
+    for round in 0..args.rounds {
+        for c in all.iter_mut() {
+            let _ = c.r.fg_mut().take_gpu_time();
+            frames(c, args.frames, args.per_submit, !args.no_upload, args.load)?;
+            let t =
+                c.r.fg_mut()
+                    .take_gpu_time()
+                    .context("no GPU timestamps came back")?;
+            c.total += t.mean_ms;
+            c.flow += t.flow_mean_ms;
+            c.max = c.max.max(t.max_ms);
+            c.rounds.push(t.mean_ms);
+        }
+        eprintln!("  round {}/{} done", round + 1, args.rounds);
+    }
+    if args.passes {
+        for c in all.iter_mut() {
+            if !c.r.fg_mut().enable_pass_profile() {
+                continue;
+            }
+            let runs = 20u32;
+            for _ in 0..runs {
+                frames(c, 1, 1, !args.no_upload, args.load)?;
+                for (name, ms) in c.r.fg_mut().take_pass_profile() {
+                    match c.passes.iter_mut().find(|(n, _)| *n == name) {
+                        Some(e) => e.1 += ms / f64::from(runs),
+                        None => c.passes.push((name, ms / f64::from(runs))),
+                    }
+                }
+            }
+        }
+    }
+    let n = f64::from(args.rounds.max(1));
+    let base = all[0].total / n;
+    println!("fg bench-gpu --variants: {dev}, {w}x{h}, GPU timestamps, {setup}");
+    println!(
+        "  {:<24} {:>8} {:>8} {:>8} {:>8} {:>7}  rounds (total ms)",
+        "variant", "flow", "interp", "total", "max", "/first"
+    );
+    for c in &all {
+        let total = c.total / n;
+        let flow = c.flow / n;
+        let rounds: Vec<String> = c.rounds.iter().map(|x| format!("{x:.3}")).collect();
+        let check = match c.r.fg().reference_mismatches() {
+            Some(n) => format!("  (reference check: {n} differ)"),
+            None => String::new(),
+        };
+        println!(
+            "  {:<24} {flow:>8.3} {:>8.3} {total:>8.3} {:>8.3} {:>7.2}  {}{check}",
+            c.name,
+            total - flow,
+            c.max,
+            total / base,
+            rounds.join(" ")
+        );
+    }
+    if args.passes {
+        let mut names: Vec<&str> = Vec::new();
+        for c in &all {
+            for (p, _) in &c.passes {
+                if !names.contains(p) {
+                    names.push(p);
+                }
+            }
+        }
+        println!("  per pass, ms (mean of 20 frames, one per submission, each dispatch timed):");
+        let header: Vec<String> = all
+            .iter()
+            .map(|c| format!("{:>12}", truncate(&c.name, 12)))
+            .collect();
+        println!("    {:<16}{}", "pass", header.join(""));
+        for p in names {
+            let cells: Vec<String> = all
+                .iter()
+                .map(|c| match c.passes.iter().find(|(n, _)| *n == p) {
+                    Some((_, ms)) => format!("{ms:>12.3}"),
+                    None => format!("{:>12}", "-"),
+                })
+                .collect();
+            println!("    {p:<16}{}", cells.join(""));
+        }
+    }
+    Ok(())
+}
+
+fn truncate(s: &str, n: usize) -> &str {
+    match s.char_indices().nth(n) {
+        Some((i, _)) => &s[..i],
+        None => s,
+    }
 }

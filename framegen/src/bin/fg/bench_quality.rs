@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use anyhow::{Context, Result, bail};
-use framegen::{Config, headless::Options, runner::Runner, synth};
+use framegen::{Config, Variant, headless::Options, runner::Runner, synth};
 
 /// Arguments of `fg bench-quality`.
 #[derive(clap::Args)]
@@ -34,6 +34,19 @@ pub struct Args {
     /// Write the truth, ours and minterpolate's frames of each clip's middle pair here (PNG).
     #[arg(long)]
     dump: Option<PathBuf>,
+    /// Pyramid level of the final flow (default: by picture size), to see
+    /// at small sizes what large pictures get.
+    #[arg(long)]
+    flow_level: Option<u32>,
+    /// Pass variants (see `fg bench-gpu --list-variants`), e.g. `mb16`.
+    #[arg(long)]
+    variant: Option<String>,
+    /// The pair --dump writes (1-based; default: the middle one).
+    #[arg(long)]
+    dump_pair: Option<usize>,
+    /// Also print the PSNR of each pair (blend, minterpolate, ours).
+    #[arg(long)]
+    per_pair: bool,
 }
 
 /// The Debian package that carries the footage, and its SHA-256.
@@ -70,8 +83,9 @@ struct Clip {
     frames: Vec<Vec<u8>>,
 }
 
-#[derive(Default, Clone, Copy)]
+#[derive(Default, Clone)]
 struct Score {
+    per_pair: Vec<f64>,
     psnr: f64,
     ssim: f64,
     n: u32,
@@ -79,7 +93,9 @@ struct Score {
 
 impl Score {
     fn add(&mut self, out: &[u8], truth: &[u8], w: u32, h: u32) {
-        self.psnr += synth::psnr(out, truth);
+        let p = synth::psnr(out, truth);
+        self.per_pair.push(p);
+        self.psnr += p;
         self.ssim += synth::ssim(out, truth, w, h);
         self.n += 1;
     }
@@ -121,9 +137,17 @@ pub fn run(args: &Args) -> Result<()> {
         let mut bl = Score::default();
         let mut mi = Score::default();
         let mut ours = Score::default();
-        let mut r =
-            Runner::new(&opts, &Config::new(w, h)).context("setting up the interpolator")?;
+        let mut cfg = Config::new(w, h);
+        cfg.flow_level = args.flow_level;
+        if let Some(v) = &args.variant {
+            cfg.variant = Variant::parse(v).map_err(|e| anyhow::anyhow!("--variant: {e}"))?;
+        }
+        let mut r = Runner::new(&opts, &cfg).context("setting up the interpolator")?;
         let evens: Vec<&Vec<u8>> = clip.frames.iter().step_by(2).collect();
+        let dump_k = args
+            .dump_pair
+            .unwrap_or(evens.len() / 2)
+            .clamp(1, evens.len().saturating_sub(1).max(1));
         let mut cuts = 0;
         for (k, f) in evens.iter().enumerate() {
             let out = r.push_frame(f, k == 0, true)?;
@@ -134,7 +158,7 @@ pub fn run(args: &Args) -> Result<()> {
             rep.add(a, truth, w, h);
             bl.add(&synth::blend(a, b), truth, w, h);
             ours.add(&out[0], truth, w, h);
-            if k == evens.len() / 2
+            if k == dump_k
                 && let Some(dir) = &args.dump
             {
                 {
@@ -164,7 +188,7 @@ pub fn run(args: &Args) -> Result<()> {
                         mi.add(m, &clip.frames[2 * k + 1], w, h);
                     }
                     if let Some(dir) = &args.dump {
-                        let k = evens.len() / 2 - 1;
+                        let k = dump_k - 1;
                         crate::images::write_png(
                             &dir.join(format!("{}_mi.png", clip.name)),
                             &mids[k],
@@ -174,6 +198,19 @@ pub fn run(args: &Args) -> Result<()> {
                     }
                 }
                 Err(e) => eprintln!("fg: minterpolate skipped for {}: {e:#}", clip.name),
+            }
+        }
+        if args.per_pair {
+            for (k, (b, o)) in bl.per_pair.iter().zip(&ours.per_pair).enumerate() {
+                let m = mi
+                    .per_pair
+                    .get(k)
+                    .map_or("   -  ".into(), |m| format!("{m:6.2}"));
+                println!(
+                    "  {} pair {:2}: blend {b:6.2}  minterpolate {m}  ours {o:6.2}",
+                    clip.name,
+                    k + 1
+                );
             }
         }
         println!(

@@ -5,6 +5,7 @@
 mod bench_gpu;
 mod bench_quality;
 mod images;
+mod shader_stats;
 
 use std::path::{Path, PathBuf};
 
@@ -73,6 +74,8 @@ enum Cmd {
     BenchGpu(bench_gpu::Args),
     /// PSNR and SSIM against ground truth: repeat, blend, ffmpeg minterpolate, ours.
     BenchQuality(bench_quality::Args),
+    /// The driver's statistics of each pass's pipeline (registers, spills, ...).
+    ShaderStats(shader_stats::Args),
 }
 
 fn main() {
@@ -123,6 +126,7 @@ fn main() {
             .map_err(Into::into),
         Cmd::BenchGpu(args) => bench_gpu::run(&args),
         Cmd::BenchQuality(args) => bench_quality::run(&args),
+        Cmd::ShaderStats(args) => shader_stats::run(&args),
     };
     if let Err(e) = r {
         eprintln!("fg: error: {e:#}");
