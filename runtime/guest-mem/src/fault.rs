@@ -163,9 +163,15 @@ fn install_quiet_panic_hook() {
         let previous = std::panic::take_hook();
         std::panic::set_hook(Box::new(move |info| {
             if let Some(fault) = info.payload().downcast_ref::<GuestFault>() {
-                log::debug!(
-                    "{fault} (raised as a panic, to be caught by the guest thread's runner)"
-                );
+                if cfg!(panic = "abort") {
+                    // Nothing can catch it (the PS5 build aborts on panic):
+                    // this is the only report the fault gets.
+                    log::error!("{fault} (the process ends: this build cannot unwind)");
+                } else {
+                    log::debug!(
+                        "{fault} (raised as a panic, to be caught by the guest thread's runner)"
+                    );
+                }
             } else {
                 previous(info);
             }
