@@ -9,24 +9,30 @@ use anyhow::{Context, Result, bail};
 use clap::{Args, Parser, Subcommand};
 use framegen_dump::Info;
 use framegen_present::VideoOutSettings;
+use host_sim::keys::KeyScript;
 use host_sim::modes::{default_param_json, parse_display};
 use host_sim::outputs;
-use host_sim::run::{self, RunOptions};
-use host_sim::title::GameRate;
+use host_sim::run::{self, RunOptions, TitleChoice};
 use host_sim::videoout::Profile;
+use titles::GameRate;
 
 #[derive(Parser)]
 #[command(
     name = "host-sim",
     version,
     about = "Run a title on a simulated PS5 display with the console's present loop and frame generation",
-    long_about = "Runs the title (the built-in scene until a recompiled title replaces it) through the \
-                  console's present loop on lavapipe, against a simulated PS5 VideoOut display: one \
-                  3840x2160 display, 119.88 Hz (only when the title's param.json declares attribute3 \
-                  0x80040) or 59.94 Hz, FIFO, 4 (radv) or 3 (ps5vk) swapchain images. Writes a flagged \
-                  frame dump, a contact sheet, a timeline plot and a summary to an output folder.\n\n\
-                  With no arguments at all it makes a quick run: 1 s of virtual time at 640x360 \
-                  (the same as `--seconds 1 --display 640x360 --virtual-time --status-every 0.5`; \
+    long_about = "Runs a title through the console's present loop on lavapipe, against a simulated \
+                  PS5 VideoOut display: one 3840x2160 display, 119.88 Hz (only when the title's \
+                  param.json declares attribute3 0x80040) or 59.94 Hz, FIFO, 4 (radv) or 3 (ps5vk) \
+                  swapchain images. Writes a flagged frame dump, a contact sheet, a timeline plot and \
+                  a summary to an output folder.\n\n\
+                  The title is the recompiled PS3 demo (runtime/demo: its PPU code lifted to Rust, \
+                  on LV2 and the HLE modules; 1280x720 at 30 fps, its frames interpolated to fill \
+                  every refresh: x4 at 119.88 Hz), steered by a pad script, or with --window by the \
+                  keyboard (arrows, X to boost, Enter+Backspace quits). --title scene runs the \
+                  built-in scene instead (any --game-fps, --game-size, cuts).\n\n\
+                  With no arguments at all it makes a quick run: 2 s of virtual time at 480x270 \
+                  (the same as `--seconds 2 --display 480x270 --virtual-time --status-every 0.5`; \
                   frame generation on lavapipe costs a few hundred ms a frame at 960x540). \
                   Otherwise the display is the console's 3840x2160 unless --display says otherwise, \
                   and the clock is real time unless --virtual-time.\n\n\
@@ -49,6 +55,21 @@ enum Cmd {
 
 #[derive(Args, Clone)]
 struct RunArgs {
+    /// The title: demo (the recompiled PS3 demo) or scene (the built-in scene).
+    #[arg(long, value_enum, default_value_t = TitleChoice::Demo)]
+    title: TitleChoice,
+    /// Run the demo on the PPU interpreter instead of its lifted code (the reference).
+    #[arg(long)]
+    interpreter: bool,
+    /// The demo's pad script, by game frame: FRAME:BUTTONS[:LX,LY];... (buttons: up, down,
+    /// left, right, cross, circle, square, triangle, start, select, l1, r1 ... joined by +).
+    /// Default: a tour of the screen; with --window the keyboard steers instead.
+    #[arg(long)]
+    pad_script: Option<String>,
+    /// Types keys into the --window through the X server, by game frame: FRAME:KEY+KEY;...
+    /// (each step holds exactly its keys; e.g. 10:Right+x;40:). For demonstrations and tests.
+    #[arg(long, requires = "window")]
+    window_keys: Option<KeyScript>,
     /// Seconds of display clock to run.
     #[arg(long, default_value_t = 5.0)]
     seconds: f64,
@@ -59,16 +80,18 @@ struct RunArgs {
     /// The console driver's swapchain: radv (4 images) or ps5vk (3).
     #[arg(long, value_enum, default_value_t = Profile::Radv)]
     profile: Profile,
-    /// The game's frame rate: 30, 40, 60 (any rate), or 'uneven' (2, 3, 2, 2, 3 ticks of a 120 Hz
-    /// clock).
-    #[arg(long, default_value = "60")]
-    game_fps: GameRate,
-    /// The game's picture size (scaled to the display, black borders for another aspect ratio).
-    #[arg(long, default_value = "1280x720")]
-    game_size: String,
-    /// At most N-1 generated frames between two of the game's (2, 3 or 4).
-    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u8).range(2..=4))]
-    multiplier: u8,
+    /// The scene's frame rate: 30, 40, 60 (any rate), or 'uneven' (2, 3, 2, 2, 3 ticks of a
+    /// 120 Hz clock). Default 60. (The demo runs at its own 30 fps.)
+    #[arg(long)]
+    game_fps: Option<GameRate>,
+    /// The scene's picture size (scaled to the display, black borders for another aspect
+    /// ratio). Default 1280x720. (The demo's is its own.)
+    #[arg(long)]
+    game_size: Option<String>,
+    /// At most N-1 generated frames between two of the game's (2, 3 or 4). Default: enough to
+    /// give every refresh a picture of its own (the demo's 30 fps at 119.88 Hz: 4; 60 fps: 2).
+    #[arg(long, value_parser = clap::value_parser!(u8).range(2..=4))]
+    multiplier: Option<u8>,
     /// No frame generation (the game's frames only).
     #[arg(long)]
     no_framegen: bool,
@@ -104,9 +127,9 @@ struct RunArgs {
     /// The game outputs limited-range RGB (16..235).
     #[arg(long)]
     limited_range: bool,
-    /// A cut (new scene) every this many seconds of game time; 0: none.
-    #[arg(long, default_value_t = 4.0)]
-    cut_every: f64,
+    /// The scene: a cut (new scene) every this many seconds of game time; 0: none. Default 4.
+    #[arg(long)]
+    cut_every: Option<f64>,
     /// A status line every this many seconds of display clock; 0: none.
     #[arg(long, default_value_t = 5.0)]
     status_every: f64,
@@ -219,10 +242,11 @@ fn parse_size(s: &str, what: &str) -> Result<(u32, u32)> {
     Ok((w, h))
 }
 
-/// The quick run's display (no arguments).
-const QUICK_DISPLAY: (u32, u32) = (640, 360);
+/// The quick run's display (no arguments): small, because frame
+/// generation on lavapipe is slow (see README.md, Performance).
+const QUICK_DISPLAY: (u32, u32) = (480, 270);
 /// The quick run's length, seconds of virtual time.
-const QUICK_SECONDS: f64 = 1.0;
+const QUICK_SECONDS: f64 = 2.0;
 
 fn options(a: &RunArgs, no_args: bool) -> Result<RunOptions> {
     let mut o = RunOptions::default();
@@ -246,14 +270,50 @@ fn options(a: &RunArgs, no_args: bool) -> Result<RunOptions> {
             a.gamma
         );
     }
-    if !(a.cut_every.is_finite() && a.cut_every >= 0.0) {
-        bail!("--cut-every {}: seconds, 0 for none", a.cut_every);
+    o.title = a.title;
+    match a.title {
+        TitleChoice::Demo => {
+            for (given, name) in [
+                (a.game_fps.is_some(), "--game-fps"),
+                (a.game_size.is_some(), "--game-size"),
+                (a.cut_every.is_some(), "--cut-every"),
+            ] {
+                if given {
+                    bail!(
+                        "{name} is for the built-in scene (--title scene); the demo has its own rate, size and scenes"
+                    );
+                }
+            }
+        }
+        TitleChoice::Scene => {
+            for (given, name) in [
+                (a.interpreter, "--interpreter"),
+                (a.pad_script.is_some(), "--pad-script"),
+                (a.window_keys.is_some(), "--window-keys"),
+            ] {
+                if given {
+                    bail!(
+                        "{name} is for the demo (--title demo); the built-in scene has no PPU code or pad"
+                    );
+                }
+            }
+        }
     }
+    let cut_every = a.cut_every.unwrap_or(4.0);
+    if !(cut_every.is_finite() && cut_every >= 0.0) {
+        bail!("--cut-every {cut_every}: seconds, 0 for none");
+    }
+    o.interpreter = a.interpreter;
+    o.pad_script = a.pad_script.clone();
+    o.window_keys = a.window_keys.clone();
     o.seconds = if no_args { QUICK_SECONDS } else { a.seconds };
     o.virtual_time |= a.virtual_time;
     o.profile = a.profile;
-    o.game_fps = a.game_fps;
-    o.game_size = parse_size(&a.game_size, "--game-size")?;
+    o.game_fps = a.game_fps.unwrap_or(GameRate::Fixed(60.0));
+    o.game_size = match &a.game_size {
+        Some(s) => parse_size(s, "--game-size")?,
+        None => (1280, 720),
+    };
     o.multiplier = a.multiplier;
     o.framegen = !a.no_framegen;
     o.dump_scale = a.dump_scale;
@@ -264,7 +324,7 @@ fn options(a: &RunArgs, no_args: bool) -> Result<RunOptions> {
         gamma: a.gamma,
         limited_range: a.limited_range,
     };
-    o.cut_every_s = a.cut_every;
+    o.cut_every_s = cut_every;
     o.status_every_s = if no_args {
         0.5
     } else {
@@ -287,8 +347,24 @@ fn run_cmd(a: RunArgs, no_args: bool) -> Result<()> {
         o.dump = Some(a.dump.clone().unwrap_or_else(|| out.join("dump.fgdump")));
     }
     let (mode, _, decl, warning) = run::display_mode(&o)?;
+    let what = match o.title {
+        TitleChoice::Demo => format!(
+            "the recompiled demo ({}, pad: {})",
+            if o.interpreter {
+                "on the interpreter"
+            } else {
+                "lifted code"
+            },
+            match (&o.pad_script, o.window) {
+                (Some(_), _) => "--pad-script",
+                (None, true) => "the window's keyboard",
+                (None, false) => "the default script",
+            }
+        ),
+        TitleChoice::Scene => format!("the built-in scene, game {} fps", o.game_fps),
+    };
     eprintln!(
-        "host-sim: built-in scene at {} ({}, {} clock), game {} fps, frame generation {}, {} s{}",
+        "host-sim: {what} at {} ({}, {} clock), frame generation {}, {} s{}",
         mode,
         o.profile.name(),
         if o.virtual_time {
@@ -296,9 +372,8 @@ fn run_cmd(a: RunArgs, no_args: bool) -> Result<()> {
         } else {
             "real-time"
         },
-        o.game_fps,
         if o.framegen {
-            format!("x{}", o.multiplier)
+            format!("x{}", run::multiplier(&o, mode.hz()))
         } else {
             "off".into()
         },
@@ -337,7 +412,7 @@ fn finish_outputs(o: &RunOptions, outcome: &run::RunOutcome, out: &Path) -> Resu
             "{} {} x{}: consecutive pictures (blue: game, orange: generated)",
             outcome.mode,
             o.profile.name(),
-            o.multiplier
+            outcome.multiplier
         );
         outputs::contact_sheet(p, &sheet, &heading)?;
         written.push(sheet.display().to_string());
@@ -397,7 +472,10 @@ fn soak(a: SoakArgs) -> Result<()> {
         .out
         .unwrap_or_else(|| PathBuf::from("out/sim").join(format!("soak-{}", stamp())));
     std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
-    let mut o = RunOptions::default();
+    let mut o = RunOptions {
+        title: TitleChoice::Scene,
+        ..RunOptions::default()
+    };
     let (size, hz) = parse_display(&a.display).map_err(anyhow::Error::msg)?;
     o.display_size = size.unwrap_or((960, 540));
     o.display_hz = hz;

@@ -26,6 +26,7 @@ pub fn summary_json(opts: &RunOptions, out: &RunOutcome, dump: Option<&Info>) ->
     let t = &out.totals;
     json!({
         "title": out.title,
+        "title_end": out.title_end,
         "display": {
             "mode": out.mode.to_string(),
             "refresh_hz": out.mode.hz(),
@@ -41,7 +42,7 @@ pub fn summary_json(opts: &RunOptions, out: &RunOutcome, dump: Option<&Info>) ->
         "seconds": t.seconds,
         "wall_seconds": out.wall_s,
         "framegen": opts.framegen,
-        "multiplier": opts.multiplier,
+        "multiplier": out.multiplier,
         "game_frames": t.frames,
         "game_fps_measured": t.frames as f64 / t.seconds.max(1e-9),
         "presents": t.presents,
@@ -103,6 +104,9 @@ pub fn summary_text(opts: &RunOptions, out: &RunOutcome) -> String {
     }
     let _ = writeln!(s, "device       {}", out.device);
     let _ = writeln!(s, "title        {}", out.title);
+    if !out.title_end.is_null() {
+        let _ = writeln!(s, "title end    {}", out.title_end);
+    }
     let _ = writeln!(
         s,
         "game         {} frames, {:.2} fps measured",
@@ -117,7 +121,7 @@ pub fn summary_text(opts: &RunOptions, out: &RunOutcome) -> String {
         100.0 * t.generated_presents as f64 / t.presents.max(1) as f64,
         t.generated_frames,
         if opts.framegen { "on" } else { "off" },
-        opts.multiplier
+        out.multiplier
     );
     let h = |v: &[(u32, u64)]| {
         v.iter()

@@ -2,22 +2,44 @@
 //! simulated VideoOut display, for a number of seconds of display clock.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use anyhow::{Context, Result};
-use ash::vk;
 use framegen_dump::{DumpWriter, WriterConfig};
-use framegen_present::gpu::CommandRing;
 use framegen_present::{
-    Display, GameFrame, Mode, PresentConfig, PresentLoop, RunTotals, Status, VideoOutSettings,
+    Display, Mode, PresentConfig, PresentLoop, RunTotals, Status, VideoOutSettings,
 };
+use platform::Platform;
+use platform::host::HostPlatform;
 use serde_json::json;
+use titles::demo::{DemoTiming, DemoTitle, DemoTitleOptions};
+use titles::scene::{BuiltinScene, SceneOptions};
+use titles::{GameLoop, GameRate, Title, multiplier_for};
 
 use crate::modes::{self, Declaration};
-use crate::scene::{BuiltinScene, SceneOptions};
-use crate::title::{GameRate, Title};
 use crate::videoout::{Clock, Profile, SimVideoOut};
 use crate::vulkan::Gpu;
 use crate::window::Window;
+
+/// Which title a run shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum TitleChoice {
+    /// The recompiled PS3 demo (runtime/demo): lifted PPU code on LV2 and
+    /// the HLE modules, 1280x720 at 30 fps, steered by the pad.
+    Demo,
+    /// The built-in scene: a compute shader at any rate and size, with cuts.
+    Scene,
+}
+
+impl TitleChoice {
+    /// Its name on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            TitleChoice::Demo => "demo",
+            TitleChoice::Scene => "scene",
+        }
+    }
+}
 
 /// Dump images are at most this wide unless a scale is given.
 pub const AUTO_DUMP_WIDTH: u32 = 480;
@@ -25,6 +47,15 @@ pub const AUTO_DUMP_WIDTH: u32 = 480;
 /// What to run.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RunOptions {
+    /// The title.
+    pub title: TitleChoice,
+    /// The demo on the interpreter instead of its lifted code.
+    pub interpreter: bool,
+    /// The demo's pad script (`FRAME:BUTTONS[:LX,LY];...`); `None`: the
+    /// window's keyboard with `window`, else `demo::DEFAULT_PAD_SCRIPT`.
+    pub pad_script: Option<String>,
+    /// Keys typed into the window by game frame (`--window-keys`).
+    pub window_keys: Option<crate::keys::KeyScript>,
     /// Seconds of display clock to run.
     pub seconds: f64,
     /// Display size.
@@ -37,8 +68,9 @@ pub struct RunOptions {
     pub game_fps: GameRate,
     /// The game's picture size.
     pub game_size: (u32, u32),
-    /// The multiplier (2 to 4).
-    pub multiplier: u8,
+    /// The multiplier (2 to 4); `None`: enough to give every refresh a
+    /// picture of its own ([`titles::multiplier_for`]).
+    pub multiplier: Option<u8>,
     /// Frame generation on.
     pub framegen: bool,
     /// Virtual time (deterministic) instead of real time.
@@ -71,13 +103,17 @@ pub struct RunOptions {
 impl Default for RunOptions {
     fn default() -> Self {
         RunOptions {
+            title: TitleChoice::Demo,
+            interpreter: false,
+            pad_script: None,
+            window_keys: None,
             seconds: 5.0,
             display_size: (3840, 2160),
             display_hz: None,
             profile: Profile::Radv,
             game_fps: GameRate::Fixed(60.0),
             game_size: (1280, 720),
-            multiplier: 2,
+            multiplier: None,
             framegen: true,
             virtual_time: false,
             window: false,
@@ -123,6 +159,10 @@ pub struct RunOutcome {
     pub device: String,
     /// The title's description.
     pub title: serde_json::Value,
+    /// How the title ended (its `Title::end`).
+    pub title_end: serde_json::Value,
+    /// The multiplier used.
+    pub multiplier: u8,
     /// Wall-clock seconds the run took.
     pub wall_s: f64,
     /// Acquires, and those that waited for a refresh.
@@ -135,21 +175,72 @@ pub struct RunOutcome {
     pub dump_meta: serde_json::Value,
 }
 
-/// The title host-sim runs. A recompiled title replaces the one line that
-/// makes the built-in scene.
-pub fn make_title(gpu: &Gpu, opts: &RunOptions) -> Result<Box<dyn Title>> {
-    let scene = SceneOptions {
-        width: opts.game_size.0,
-        height: opts.game_size.1,
-        rate: opts.game_fps,
-        cut_every_s: opts.cut_every_s,
-        settings: opts.settings,
-    };
-    Ok(Box::new(BuiltinScene::new(
-        &gpu.device,
-        &gpu.memory_properties(),
-        scene,
-    )?))
+/// The game frame rate of the title `opts` asks for, when it has one
+/// (the demo: 29.97 fps; the scene: `--game-fps`).
+pub fn title_fps(opts: &RunOptions) -> Option<f64> {
+    match (opts.title, opts.game_fps) {
+        (TitleChoice::Demo, _) => Some(demo::TICK_HZ / f64::from(titles::demo::STEP_TICKS)),
+        (TitleChoice::Scene, GameRate::Fixed(f)) => Some(f),
+        (TitleChoice::Scene, GameRate::Uneven) => None,
+    }
+}
+
+/// The multiplier a run uses on a `display_hz` display: the one asked
+/// for, else enough to give every refresh a picture of its own.
+pub fn multiplier(opts: &RunOptions, display_hz: f64) -> u8 {
+    opts.multiplier
+        .unwrap_or_else(|| multiplier_for(display_hz, title_fps(opts).unwrap_or(60.0)))
+}
+
+/// The title host-sim runs. The demo gets `platform` (its pads: the
+/// window's keyboard).
+pub fn make_title(
+    gpu: &Gpu,
+    opts: &RunOptions,
+    platform: Arc<dyn Platform>,
+) -> Result<Box<dyn Title>> {
+    Ok(match opts.title {
+        TitleChoice::Scene => {
+            let scene = SceneOptions {
+                width: opts.game_size.0,
+                height: opts.game_size.1,
+                rate: opts.game_fps,
+                cut_every_s: opts.cut_every_s,
+                settings: opts.settings,
+            };
+            Box::new(BuiltinScene::new(
+                &gpu.device,
+                &gpu.memory_properties(),
+                scene,
+            )?)
+        }
+        TitleChoice::Demo => {
+            let pad_script = match (&opts.pad_script, opts.window) {
+                (Some(s), _) => Some(s.clone()),
+                (None, true) => None,
+                (None, false) => Some(demo::DEFAULT_PAD_SCRIPT.to_owned()),
+            };
+            Box::new(DemoTitle::start(
+                &gpu.device,
+                &gpu.memory_properties(),
+                DemoTitleOptions {
+                    lifted: !opts.interpreter,
+                    pad_script,
+                    platform: Some(platform),
+                    fs_root: std::env::temp_dir().join("cellport-host-sim-fs"),
+                    // A virtual clock stands still while the host works:
+                    // the game's real flip times mean nothing there.
+                    timing: if opts.virtual_time {
+                        DemoTiming::GameSteps
+                    } else {
+                        DemoTiming::Measured
+                    },
+                    settings: opts.settings,
+                    ..DemoTitleOptions::default()
+                },
+            )?)
+        }
+    })
 }
 
 /// The display mode chosen, the modes offered, the param.json's
@@ -185,7 +276,9 @@ pub fn run(opts: &RunOptions, on_status: &mut dyn FnMut(&Status)) -> Result<RunO
         Clock::new(opts.virtual_time),
     )
     .context("the simulated display")?;
-    let mut title = make_title(&gpu, opts).context("the title")?;
+    let platform = Arc::new(HostPlatform::default());
+    let mut title = make_title(&gpu, opts, platform.clone()).context("the title")?;
+    let multiplier = multiplier(opts, mode.hz());
     let dump_meta = json!({
         "producer": format!("host-sim {}", env!("CARGO_PKG_VERSION")),
         "display": {
@@ -200,7 +293,7 @@ pub fn run(opts: &RunOptions, on_status: &mut dyn FnMut(&Status)) -> Result<RunO
         "modes_why": decl.why(),
         "title": title.describe(),
         "framegen": opts.framegen,
-        "multiplier": opts.multiplier,
+        "multiplier": multiplier,
         "clock": if opts.virtual_time { "virtual" } else { "real" },
         "device": device,
         "dump_scale": opts.dump_scale(),
@@ -224,7 +317,7 @@ pub fn run(opts: &RunOptions, on_status: &mut dyn FnMut(&Status)) -> Result<RunO
     };
     let config = PresentConfig {
         framegen: opts.framegen,
-        multiplier: opts.multiplier,
+        multiplier,
         frame_counter: opts.frame_counter,
         dump_scale: opts.dump_scale(),
         status_every_s: opts.status_every_s,
@@ -236,56 +329,28 @@ pub fn run(opts: &RunOptions, on_status: &mut dyn FnMut(&Status)) -> Result<RunO
         .map(|m| m.picture_bytes + m.working_bytes);
     let mut window = if opts.window {
         let (w, h) = window_size(mode.width, mode.height);
-        Some(
-            Window::new(&gpu, w, h, &format!("host-sim: {} {}", title.name(), mode))
-                .context("--window")?,
-        )
+        let mut win = Window::new(&gpu, w, h, &format!("host-sim: {} {}", title.name(), mode))
+            .context("--window")?;
+        // The keyboard is pad 0 (see window.rs for the keys).
+        win.set_pads(platform.clone());
+        Some(win)
     } else {
         None
     };
-    let mut ring = CommandRing::new(&gpu.device, gpu.queue_family, 3)?;
+    let mut game = GameLoop::new(&gpu.device, gpu.queue_family, gpu.queue)?;
     if let Some(w) = &mode_warning {
         pl.notify(&display, w, 5.0);
     }
 
     let result = (|| -> Result<RunTotals> {
-        let mut sched = 0.0f64;
-        let mut after_presents = 0.0f64;
-        let mut first = true;
         while display.now_s() < opts.seconds {
-            let (slot, cmd) = ring.begin(&gpu.device)?;
-            let tf = title.render(cmd)?;
-            ring.submit(
-                &gpu.device,
-                gpu.queue,
-                slot,
-                vk::Semaphore::null(),
-                vk::Semaphore::null(),
-            )?;
-            if !first {
-                // The game loop's own rate, lowered by the latency hold; a
-                // loop that waited in an acquire starts late.
-                let mut interval = f64::from(tf.ticks) / title.tick_hz();
-                if let Some(h) = pl.hold_fps(title.frame_limit_fps(), None) {
-                    interval = interval.max(1.0 / h);
-                }
-                sched = (sched + interval).max(after_presents);
+            if let (Some(win), Some(keys)) = (window.as_mut(), &opts.window_keys) {
+                win.type_keys(keys, game.frames())?;
             }
-            first = false;
-            display.wait_until(sched);
-            let frame = GameFrame {
-                view: tf.view,
-                width: tf.width,
-                height: tf.height,
-                ticks: tf.ticks,
-                source_hz: title.tick_hz(),
-                settings: tf.settings,
-                cut: tf.cut,
-                speed_pct: 100.0,
-                limiter_nominal: true,
+            let Some(report) = game.frame(&mut *title, &mut pl, &mut display)? else {
+                log::info!("the title ended at {:.2} s", display.now_s());
+                break;
             };
-            let report = pl.present_frame(&mut display, &frame)?;
-            after_presents = display.now_s();
             if let Some(s) = &report.status {
                 on_status(s);
             }
@@ -305,9 +370,10 @@ pub fn run(opts: &RunOptions, on_status: &mut dyn FnMut(&Status)) -> Result<RunO
         None => None,
     };
     drop(window);
-    ring.destroy(&gpu.device);
+    game.destroy();
     let totals = result?;
     let acquires = display.acquire_counts();
+    let title_end = title.end();
     drop(title);
     drop(display);
     Ok(RunOutcome {
@@ -318,6 +384,8 @@ pub fn run(opts: &RunOptions, on_status: &mut dyn FnMut(&Status)) -> Result<RunO
         mode_warning,
         device,
         title: dump_meta["title"].clone(),
+        title_end,
+        multiplier,
         wall_s: wall.elapsed().as_secs_f64(),
         acquires,
         window: window_out,

@@ -9,6 +9,11 @@
 //! only shows, at most 60 times a second, the image the simulated display
 //! has on screen. The tests run it under Xvfb and read the window back
 //! ([`Window::grab`]).
+//!
+//! The keyboard is pad 0 ([`crate::keys`]): key presses and releases in
+//! the window set the platform's pads, which the demo's cellPad reads.
+//! `--window-keys` types a key script into the window through the X
+//! server (`xcb_send_event`), as a person would.
 
 use std::ffi::{CStr, c_char, c_int, c_void};
 
@@ -16,6 +21,7 @@ use anyhow::{Context, Result, bail};
 use ash::vk;
 use framegen_present::gpu::{self, CommandRing};
 
+use crate::keys::{KeyScript, Keyboard};
 use crate::vulkan::Gpu;
 
 #[repr(C)]
@@ -113,6 +119,66 @@ type GetImageDataFn = unsafe extern "C" fn(*const GetImageReply) -> *mut u8;
 type GetImageDataLengthFn = unsafe extern "C" fn(*const GetImageReply) -> c_int;
 /// `xcb_disconnect`.
 type DisconnectFn = unsafe extern "C" fn(*mut Connection);
+/// `xcb_get_keyboard_mapping`.
+type GetKeyboardMappingFn = unsafe extern "C" fn(*mut Connection, u8, u8) -> Cookie;
+/// `xcb_get_keyboard_mapping_reply`.
+type GetKeyboardMappingReplyFn =
+    unsafe extern "C" fn(*mut Connection, Cookie, *mut *mut c_void) -> *mut KeyboardMappingReply;
+/// `xcb_get_keyboard_mapping_keysyms`.
+type GetKeyboardMappingKeysymsFn = unsafe extern "C" fn(*const KeyboardMappingReply) -> *const u32;
+/// `xcb_get_keyboard_mapping_keysyms_length`.
+type GetKeyboardMappingKeysymsLengthFn = unsafe extern "C" fn(*const KeyboardMappingReply) -> c_int;
+/// `xcb_send_event`.
+type SendEventFn = unsafe extern "C" fn(*mut Connection, u8, u32, u32, *const c_char) -> Cookie;
+
+/// `xcb_get_keyboard_mapping_reply_t`'s header.
+#[repr(C)]
+struct KeyboardMappingReply {
+    response_type: u8,
+    keysyms_per_keycode: u8,
+    sequence: u16,
+    length: u32,
+    pad0: [u8; 24],
+}
+
+/// `xcb_key_press_event_t` (and release: the same layout).
+#[repr(C)]
+#[derive(Clone, Copy, Default)]
+struct KeyEvent {
+    response_type: u8,
+    detail: u8,
+    sequence: u16,
+    time: u32,
+    root: u32,
+    event: u32,
+    child: u32,
+    root_x: i16,
+    root_y: i16,
+    event_x: i16,
+    event_y: i16,
+    state: u16,
+    same_screen: u8,
+    pad0: u8,
+}
+
+/// The keyboard's mapping: the first keysym of each keycode.
+#[derive(Debug, Default)]
+struct Keymap {
+    min_keycode: u8,
+    syms: Vec<u32>,
+}
+
+impl Keymap {
+    fn keysym(&self, keycode: u8) -> Option<u32> {
+        let i = keycode.checked_sub(self.min_keycode)?;
+        self.syms.get(usize::from(i)).copied().filter(|&s| s != 0)
+    }
+
+    fn keycode(&self, sym: u32) -> Option<u8> {
+        let i = self.syms.iter().position(|&s| s == sym)?;
+        u8::try_from(i + usize::from(self.min_keycode)).ok()
+    }
+}
 
 /// The xcb functions used, looked up in libxcb.so.1.
 struct Xcb {
@@ -133,6 +199,11 @@ struct Xcb {
     get_image_data: GetImageDataFn,
     get_image_data_length: GetImageDataLengthFn,
     disconnect: DisconnectFn,
+    get_keyboard_mapping: GetKeyboardMappingFn,
+    get_keyboard_mapping_reply: GetKeyboardMappingReplyFn,
+    get_keyboard_mapping_keysyms: GetKeyboardMappingKeysymsFn,
+    get_keyboard_mapping_keysyms_length: GetKeyboardMappingKeysymsLengthFn,
+    send_event: SendEventFn,
 }
 
 impl Xcb {
@@ -196,6 +267,30 @@ impl Xcb {
                 disconnect: std::mem::transmute::<*mut c_void, DisconnectFn>(sym(
                     c"xcb_disconnect",
                 )?),
+                get_keyboard_mapping: std::mem::transmute::<*mut c_void, GetKeyboardMappingFn>(
+                    sym(c"xcb_get_keyboard_mapping")?,
+                ),
+                get_keyboard_mapping_reply: std::mem::transmute::<
+                    *mut c_void,
+                    GetKeyboardMappingReplyFn,
+                >(sym(
+                    c"xcb_get_keyboard_mapping_reply",
+                )?),
+                get_keyboard_mapping_keysyms: std::mem::transmute::<
+                    *mut c_void,
+                    GetKeyboardMappingKeysymsFn,
+                >(sym(
+                    c"xcb_get_keyboard_mapping_keysyms",
+                )?),
+                get_keyboard_mapping_keysyms_length: std::mem::transmute::<
+                    *mut c_void,
+                    GetKeyboardMappingKeysymsLengthFn,
+                >(sym(
+                    c"xcb_get_keyboard_mapping_keysyms_length",
+                )?),
+                send_event: std::mem::transmute::<*mut c_void, SendEventFn>(sym(
+                    c"xcb_send_event",
+                )?),
             })
         }
     }
@@ -204,7 +299,13 @@ impl Xcb {
 const WINDOW_CLASS_INPUT_OUTPUT: u16 = 1;
 const CW_BACK_PIXEL: u32 = 2;
 const CW_EVENT_MASK: u32 = 2048;
+const EVENT_MASK_KEY_PRESS: u32 = 1;
+const EVENT_MASK_KEY_RELEASE: u32 = 2;
 const EVENT_MASK_EXPOSURE: u32 = 32768;
+const KEY_PRESS: u8 = 2;
+const KEY_RELEASE: u8 = 3;
+/// Where `xcb_setup_t` keeps `min_keycode` and `max_keycode`.
+const SETUP_MIN_KEYCODE: usize = 34;
 const EVENT_MASK_STRUCTURE_NOTIFY: u32 = 131_072;
 const PROP_MODE_REPLACE: u8 = 0;
 const ATOM_WM_NAME: u32 = 39;
@@ -234,6 +335,45 @@ pub struct Window {
     /// Pictures shown in the window.
     pub shown: u64,
     present_mode: vk::PresentModeKHR,
+    root: u32,
+    keymap: Keymap,
+    keyboard: Keyboard,
+    pads: Option<std::sync::Arc<dyn platform::Platform>>,
+    /// Key events received.
+    pub key_events: u64,
+}
+
+/// The keyboard mapping of the connection's X server (empty when it does
+/// not answer: keys then do nothing).
+fn keymap(xcb: &Xcb, conn: *mut Connection) -> Keymap {
+    // SAFETY: the setup of a live connection is at least 40 bytes (its
+    // fixed part); the mapping request and reply follow xproto.h, and the
+    // reply is freed with free() as xcb documents.
+    unsafe {
+        let setup = (xcb.get_setup)(conn).cast::<u8>();
+        let (min, max) = (
+            *setup.add(SETUP_MIN_KEYCODE),
+            *setup.add(SETUP_MIN_KEYCODE + 1),
+        );
+        if max < min {
+            return Keymap::default();
+        }
+        let cookie = (xcb.get_keyboard_mapping)(conn, min, max - min + 1);
+        let reply = (xcb.get_keyboard_mapping_reply)(conn, cookie, std::ptr::null_mut());
+        if reply.is_null() {
+            log::warn!("--window: the X server sent no keyboard mapping; keys do nothing");
+            return Keymap::default();
+        }
+        let per = usize::from((*reply).keysyms_per_keycode).max(1);
+        let n = usize::try_from((xcb.get_keyboard_mapping_keysyms_length)(reply)).unwrap_or(0);
+        let all = std::slice::from_raw_parts((xcb.get_keyboard_mapping_keysyms)(reply), n);
+        let syms = all.chunks(per).map(|c| c[0]).collect();
+        libc::free(reply.cast());
+        Keymap {
+            min_keycode: min,
+            syms,
+        }
+    }
 }
 
 fn vk_ctx(call: &'static str) -> impl Fn(vk::Result) -> anyhow::Error {
@@ -290,7 +430,10 @@ impl Window {
             let id = (xcb.generate_id)(conn);
             let values = [
                 screen.black_pixel,
-                EVENT_MASK_EXPOSURE | EVENT_MASK_STRUCTURE_NOTIFY,
+                EVENT_MASK_EXPOSURE
+                    | EVENT_MASK_STRUCTURE_NOTIFY
+                    | EVENT_MASK_KEY_PRESS
+                    | EVENT_MASK_KEY_RELEASE,
             ];
             (xcb.create_window)(
                 conn,
@@ -321,6 +464,7 @@ impl Window {
             (xcb.flush)(conn);
             id
         };
+        let keymap = keymap(&xcb, conn);
         let surface_fn = ash::khr::surface::Instance::new(&gpu.entry, &gpu.instance);
         let xcb_fn = ash::khr::xcb_surface::Instance::new(&gpu.entry, &gpu.instance);
         let info = vk::XcbSurfaceCreateInfoKHR::default()
@@ -348,6 +492,11 @@ impl Window {
             last_show: None,
             shown: 0,
             present_mode: vk::PresentModeKHR::FIFO,
+            root: screen.root,
+            keymap,
+            keyboard: Keyboard::default(),
+            pads: None,
+            key_events: 0,
         };
         win.make_swapchain(gpu).context("the window's swapchain")?;
         Ok(win)
@@ -540,14 +689,91 @@ impl Window {
         Ok(true)
     }
 
+    /// The keyboard becomes pad 0 of `platform` (plugged in now, nothing
+    /// held).
+    pub fn set_pads(&mut self, platform: std::sync::Arc<dyn platform::Platform>) {
+        platform.pads().set(0, Some(self.keyboard.pad()));
+        self.pads = Some(platform);
+    }
+
+    /// Types the keys `script` holds from game frame `frame` on into the
+    /// window (through the X server): the others are released, these
+    /// pressed.
+    pub fn type_keys(&mut self, script: &KeyScript, frame: u64) -> Result<()> {
+        let Some(keys) = script.at(frame) else {
+            return Ok(());
+        };
+        let send = |sym: u32, press: bool| -> Result<()> {
+            let code = self.keymap.keycode(sym).with_context(|| {
+                format!("--window-keys: the X server's keymap has no key for keysym {sym:#x}")
+            })?;
+            let e = KeyEvent {
+                response_type: if press { KEY_PRESS } else { KEY_RELEASE },
+                detail: code,
+                root: self.root,
+                event: self.window,
+                same_screen: 1,
+                ..KeyEvent::default()
+            };
+            // xcb_send_event takes a 32-byte event.
+            let mut bytes = [0u8; 32];
+            // SAFETY: KeyEvent is 32 bytes of plain integers (repr(C)).
+            unsafe {
+                std::ptr::copy_nonoverlapping(
+                    (&raw const e).cast::<u8>(),
+                    bytes.as_mut_ptr(),
+                    size_of::<KeyEvent>().min(32),
+                )
+            };
+            let mask = if press {
+                EVENT_MASK_KEY_PRESS
+            } else {
+                EVENT_MASK_KEY_RELEASE
+            };
+            // SAFETY: a request on our live connection, to our window.
+            unsafe {
+                (self.xcb.send_event)(self.conn, 0, self.window, mask, bytes.as_ptr().cast());
+            }
+            Ok(())
+        };
+        let held: Vec<u32> = self.keyboard.held().to_vec();
+        for sym in held.iter().filter(|s| !keys.contains(s)) {
+            send(*sym, false)?;
+        }
+        for sym in keys.iter().filter(|s| !held.contains(s)) {
+            send(*sym, true)?;
+        }
+        // SAFETY: our live connection.
+        unsafe { (self.xcb.flush)(self.conn) };
+        // Take them in now: the X server answers within the round trip.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_millis(500);
+        let same = |held: &[u32]| held.len() == keys.len() && keys.iter().all(|k| held.contains(k));
+        while !same(self.keyboard.held()) && std::time::Instant::now() < deadline {
+            self.drain_events();
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+        Ok(())
+    }
+
     fn drain_events(&mut self) {
         // SAFETY: events of our live connection, freed with free() as xcb
-        // documents.
+        // documents; a key event is read as the 32 bytes xcb gives.
         unsafe {
             loop {
                 let e = (self.xcb.poll_for_event)(self.conn);
                 if e.is_null() {
                     break;
+                }
+                let kind = *e.cast::<u8>() & 0x7F;
+                if kind == KEY_PRESS || kind == KEY_RELEASE {
+                    let k = *e.cast::<KeyEvent>();
+                    self.key_events += 1;
+                    if let Some(sym) = self.keymap.keysym(k.detail)
+                        && self.keyboard.key(sym, kind == KEY_PRESS)
+                        && let Some(p) = &self.pads
+                    {
+                        p.pads().set(0, Some(self.keyboard.pad()));
+                    }
                 }
                 libc::free(e);
             }

@@ -13,8 +13,10 @@
 //! tests against the real payload), the module table ([`modules`]), the
 //! symbol map and stub libraries ([`sysmap`]), the import list
 //! ([`imports`]), display-mode and output-mode choice ([`display_mode`]),
-//! the param.json path choice ([`param_json`]), the settings ([`settings`])
-//! and the FreeBSD 11 structure conversions ([`fbsd11`]).
+//! the param.json path choice ([`param_json`]), the settings ([`settings`]),
+//! the FreeBSD 11 structure conversions ([`fbsd11`]), the runtime's platform
+//! layer ([`runtime_platform`]: guest memory through the console's `mmap`, files in
+//! a sandbox folder) and the controller's mapping to the PS3 pad ([`pad`]).
 #![cfg_attr(all(target_os = "freebsd", target_vendor = "sony"), feature(linkage))]
 
 pub mod display_mode;
@@ -26,7 +28,9 @@ pub mod latch;
 pub mod link;
 pub mod modules;
 pub mod nid;
+pub mod pad;
 pub mod param_json;
+pub mod runtime_platform;
 pub mod settings;
 pub mod sysmap;
 

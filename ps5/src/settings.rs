@@ -7,7 +7,13 @@
 //!   "dump_dir": "/data/cellport/dumps", // where; must be under /data/
 //!   "title_id": "PPSA01234",            // the app's title id (finds param.json)
 //!   "vulkan_module": "/data/cellport/libvulkan.sprx", // the driver by NID, when not linked in
-//!   "run_seconds": 10                   // how long to present (0: set up and stop)
+//!   "run_seconds": 10,                  // how long to present (0: set up and stop; default:
+//!                                       //   the demo until it quits, the scene 10 s)
+//!   "title": "demo",                    // demo (the recompiled PS3 demo) or scene
+//!   "fs_root": "/data/cellport/ps3-fs", // the game's files (sandbox folder under /data/)
+//!   "pad_script": "0:;15:right",        // a scripted pad instead of the controller
+//!   "interpreter": false,               // the demo on the PPU interpreter (the reference)
+//!   "multiplier": 4                     // frame generation's (2..4; default: fill every refresh)
 //! }
 //! ```
 
@@ -31,11 +37,34 @@ pub struct Settings {
     /// A module to take the Vulkan driver's entry point from by NID, when
     /// the driver is not linked into the payload.
     pub vulkan_module: Option<PathBuf>,
-    /// How long the present loop runs, seconds (0: set up, then stop).
-    pub run_seconds: f64,
+    /// How long the present loop runs, seconds (0: set up, then stop;
+    /// `None`: the demo until it quits, the scene
+    /// [`DEFAULT_RUN_SECONDS`]).
+    pub run_seconds: Option<f64>,
+    /// The title.
+    pub title: TitleChoice,
+    /// The folder the game's files live in (the runtime's sandbox).
+    pub fs_root: PathBuf,
+    /// A scripted pad (`FRAME:BUTTONS[:LX,LY];...`) instead of the
+    /// controller.
+    pub pad_script: Option<String>,
+    /// The demo on the PPU interpreter instead of its lifted code.
+    pub interpreter: bool,
+    /// Frame generation's multiplier (`None`: enough to fill every refresh).
+    pub multiplier: Option<u8>,
 }
 
-/// The default of [`Settings::run_seconds`].
+/// Which title the payload runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TitleChoice {
+    /// The recompiled PS3 demo.
+    Demo,
+    /// The built-in scene (60 fps, 1280x720).
+    Scene,
+}
+
+/// How long the scene runs when the settings do not say.
 pub const DEFAULT_RUN_SECONDS: f64 = 10.0;
 /// The longest [`Settings::run_seconds`].
 pub const MAX_RUN_SECONDS: f64 = 24.0 * 3600.0;
@@ -47,7 +76,12 @@ impl Default for Settings {
             dump_dir: PathBuf::from(DEFAULT_DUMP_DIR),
             title_id: None,
             vulkan_module: None,
-            run_seconds: DEFAULT_RUN_SECONDS,
+            run_seconds: None,
+            title: TitleChoice::Demo,
+            fs_root: PathBuf::from(crate::runtime_platform::DEFAULT_SANDBOX),
+            pad_script: None,
+            interpreter: false,
+            multiplier: None,
         }
     }
 }
@@ -60,6 +94,11 @@ struct RawSettings {
     title_id: Option<String>,
     vulkan_module: Option<PathBuf>,
     run_seconds: Option<f64>,
+    title: Option<TitleChoice>,
+    fs_root: Option<PathBuf>,
+    pad_script: Option<String>,
+    interpreter: Option<bool>,
+    multiplier: Option<u8>,
 }
 
 /// Settings the payload cannot use, naming the file and what is wrong.
@@ -132,7 +171,29 @@ impl Settings {
                     "field run_seconds: {t} is not from 0 to {MAX_RUN_SECONDS}"
                 )));
             }
-            s.run_seconds = t;
+            s.run_seconds = Some(t);
+        }
+        if let Some(t) = raw.title {
+            s.title = t;
+        }
+        if let Some(dir) = raw.fs_root {
+            if !is_under_data(&dir) {
+                return Err(err(format!(
+                    "field fs_root: {} is not a folder under /data/",
+                    dir.display()
+                )));
+            }
+            s.fs_root = dir;
+        }
+        s.pad_script = raw.pad_script;
+        if let Some(i) = raw.interpreter {
+            s.interpreter = i;
+        }
+        if let Some(m) = raw.multiplier {
+            if !(2..=4).contains(&m) {
+                return Err(err(format!("field multiplier: {m} is not 2, 3 or 4")));
+            }
+            s.multiplier = Some(m);
         }
         Ok(s)
     }
@@ -171,14 +232,23 @@ mod tests {
         assert_eq!(Settings::parse(p(), "{}").unwrap(), Settings::default());
         let s = Settings::parse(
             p(),
-            r#"{"dumps":true,"dump_dir":"/data/x/dumps","title_id":"PPSA01234","vulkan_module":"/data/v.sprx","run_seconds":2.5}"#,
+            r#"{"dumps":true,"dump_dir":"/data/x/dumps","title_id":"PPSA01234","vulkan_module":"/data/v.sprx","run_seconds":2.5,
+                "title":"scene","fs_root":"/data/x/fs","pad_script":"0:;5:right","interpreter":true,"multiplier":3}"#,
         )
         .unwrap();
+        assert_eq!(s.title, TitleChoice::Scene);
+        assert_eq!(s.fs_root, Path::new("/data/x/fs"));
+        assert_eq!(s.pad_script.as_deref(), Some("0:;5:right"));
+        assert!(s.interpreter);
+        assert_eq!(s.multiplier, Some(3));
+        let d = Settings::default();
+        assert_eq!((d.title, d.run_seconds), (TitleChoice::Demo, None));
+        assert!(is_under_data(&d.fs_root));
         assert!(s.dumps);
         assert_eq!(s.dump_dir, Path::new("/data/x/dumps"));
         assert_eq!(s.title_id.as_deref(), Some("PPSA01234"));
         assert_eq!(s.vulkan_module.as_deref(), Some(Path::new("/data/v.sprx")));
-        assert_eq!(s.run_seconds, 2.5);
+        assert_eq!(s.run_seconds, Some(2.5));
     }
 
     #[test]
@@ -193,6 +263,9 @@ mod tests {
             (r#"{"run_seconds":-1}"#, "field run_seconds"),
             (r#"{"run_seconds":1e9}"#, "field run_seconds"),
             (r#"{"dump":true}"#, "unknown field"),
+            (r#"{"title":"gta4"}"#, "unknown variant"),
+            (r#"{"fs_root":"/app0/fs"}"#, "field fs_root"),
+            (r#"{"multiplier":5}"#, "field multiplier"),
             ("{", "EOF"),
         ] {
             let e = Settings::parse(p(), text).unwrap_err().to_string();

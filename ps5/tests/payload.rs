@@ -347,3 +347,39 @@ fn memory_functions_are_not_imports() {
         );
     }
 }
+
+#[test]
+fn it_carries_the_recompiled_demo() {
+    let file = payload();
+    let find = |needle: &[u8]| file.windows(needle.len()).any(|w| w == needle);
+    // The PS3 executable (its segments are loaded from it at run time).
+    let elf = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../runtime/demo/guest/demo.elf"
+    ))
+    .unwrap();
+    assert!(
+        find(&elf),
+        "the payload does not embed runtime/demo/guest/demo.elf"
+    );
+    // Every lifted function (named p_<guest address> by ppu-lift) is linked in.
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../runtime/demo/lifted");
+    let mut names = Vec::new();
+    for krate in std::fs::read_dir(dir).unwrap().flatten() {
+        let lib = krate.path().join("src/lib.rs");
+        let Ok(text) = std::fs::read_to_string(&lib) else {
+            continue;
+        };
+        for part in text.split("::p_").skip(1) {
+            names.push(format!("p_{}\0", &part[..8]));
+        }
+    }
+    assert!(names.len() > 20, "{} lifted functions found", names.len());
+    for n in &names {
+        assert!(
+            find(n.as_bytes()),
+            "lifted function {} is not in the payload",
+            n.trim_end_matches('\0')
+        );
+    }
+}

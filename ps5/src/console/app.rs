@@ -1,15 +1,23 @@
 //! The payload's application: settings, param.json, splash screen,
-//! VideoOut output mode, Vulkan on VK_KHR_display.
+//! VideoOut output mode, Vulkan on VK_KHR_display, and the title (the
+//! recompiled demo on the console's platform layer, or the built-in scene)
+//! through the game loop and present loop host-sim runs.
 
 use super::display::Ps5Display;
-use super::{logger, smoke, videoout, vulkan};
+use super::{logger, pad, videoout, vulkan};
 use crate::display_mode::OutputPlan;
 use crate::khr_display;
 use crate::param_json::{self, PARAM_JSON_ENV};
-use crate::settings::{SETTINGS_PATH, Settings};
+use crate::runtime_platform::Ps5Platform;
+use crate::settings::{DEFAULT_RUN_SECONDS, SETTINGS_PATH, Settings, TitleChoice};
 use ash::vk;
-use framegen_present::{Display as _, PresentConfig, PresentLoop};
+use framegen_present::{Display as _, PresentConfig, PresentLoop, RunTotals};
+use platform::Platform;
 use std::path::Path;
+use std::sync::Arc;
+use titles::demo::{DemoTiming, DemoTitle, DemoTitleOptions};
+use titles::scene::{BuiltinScene, SceneOptions};
+use titles::{GameLoop, GameRate, Title, multiplier_for};
 
 /// The title id the payload was built for (from `sce_sys/param.json` at
 /// build time, when it exists); the settings' `title_id` overrides it.
@@ -84,15 +92,58 @@ fn run_inner() -> Result<(), Box<dyn std::error::Error>> {
     let settings = Settings::load(Path::new(SETTINGS_PATH))?;
     log::info!("settings: {settings:?}");
     let title = find_param_json(&settings)?;
+    // The runtime's platform: guest memory, threads, files in the sandbox.
+    let platform = Arc::new(Ps5Platform::new(&settings.fs_root)?);
+    if settings.title == TitleChoice::Demo
+        && settings.pad_script.is_none()
+        && let Err(e) = pad::start(platform.clone())
+    {
+        log::warn!("{e}: the demo sees no controller");
+    }
     if let Err(e) = videoout::hide_splash_screen() {
         log::warn!("{e}");
     }
     let mut port = videoout::VideoOut::open()?;
     let plan = port.configure(title.declares_120hz)?;
     log::info!("VideoOut port {}: {plan:?}", port.handle());
-    let result = present(&settings, plan == OutputPlan::Configure120);
+    let result = present(&settings, platform, plan == OutputPlan::Configure120);
     port.restore();
     result
+}
+
+/// The title the settings ask for, on the present loop's device.
+fn make_title(
+    settings: &Settings,
+    device: &ash::Device,
+    props: &vk::PhysicalDeviceMemoryProperties,
+    platform: Arc<dyn Platform>,
+) -> anyhow::Result<Box<dyn Title>> {
+    Ok(match settings.title {
+        TitleChoice::Demo => Box::new(DemoTitle::start(
+            device,
+            props,
+            DemoTitleOptions {
+                lifted: !settings.interpreter,
+                pad_script: settings.pad_script.clone(),
+                fs_root: settings.fs_root.clone(),
+                platform: Some(platform),
+                // The display's clock is real time.
+                timing: DemoTiming::Measured,
+                ..DemoTitleOptions::default()
+            },
+        )?),
+        TitleChoice::Scene => Box::new(BuiltinScene::new(
+            device,
+            props,
+            SceneOptions {
+                width: 1280,
+                height: 720,
+                rate: GameRate::Fixed(60.0),
+                cut_every_s: 4.0,
+                settings: framegen_present::VideoOutSettings::default(),
+            },
+        )?),
+    })
 }
 
 /// Starts the dump writer (framegen-dump's: host-sim's format, a bounded
@@ -118,7 +169,11 @@ fn start_dump(
 
 /// Brings Vulkan up on the display (instance, display and mode, surface,
 /// device, swapchain) and runs the shared present loop on it.
-fn present(settings: &Settings, allow_120: bool) -> Result<(), Box<dyn std::error::Error>> {
+fn present(
+    settings: &Settings,
+    platform: Arc<Ps5Platform>,
+    allow_120: bool,
+) -> Result<(), Box<dyn std::error::Error>> {
     let (entry, source) = vulkan::entry(settings.vulkan_module.as_deref())?;
     log::info!("Vulkan entry point: {source:?}");
     let exts: Vec<*const std::ffi::c_char> = khr_display::INSTANCE_EXTENSIONS
@@ -156,7 +211,15 @@ fn present(settings: &Settings, allow_120: bool) -> Result<(), Box<dyn std::erro
         );
         // SAFETY: as above; the surface is destroyed before the instance.
         surface = unsafe { khr_display::create_surface(&display, &choice) }?;
-        run_on_device(settings, &instance, &surface_fns, pdev, surface, &choice)
+        run_on_device(
+            settings,
+            platform,
+            &instance,
+            &surface_fns,
+            pdev,
+            surface,
+            &choice,
+        )
     })();
     // SAFETY: nothing made from the surface or the instance is alive any more.
     unsafe {
@@ -168,10 +231,12 @@ fn present(settings: &Settings, allow_120: bool) -> Result<(), Box<dyn std::erro
     outcome
 }
 
-/// Creates the device, the display and the present loop, runs the loop for
-/// the settings' `run_seconds`, and takes it all down.
+/// Creates the device, the display and the present loop, runs the title
+/// through the game loop for the settings' `run_seconds` (or until the
+/// title ends), and takes it all down.
 fn run_on_device(
     settings: &Settings,
+    platform: Arc<Ps5Platform>,
     instance: &ash::Instance,
     surface_fns: &ash::khr::surface::Instance,
     pdev: vk::PhysicalDevice,
@@ -233,6 +298,12 @@ fn run_on_device(
             queue,
             enabled_features: features,
         };
+        // SAFETY: the live instance and physical device.
+        let mem_props = unsafe { instance.get_physical_device_memory_properties(pdev) };
+        let mut title = make_title(settings, &device, &mem_props, platform)?;
+        let multiplier = settings.multiplier.unwrap_or_else(|| {
+            multiplier_for(choice.info.hz(), title.frame_limit_fps().unwrap_or(60.0))
+        });
         let meta = serde_json::json!({
             "producer": format!("cellport-ps5 {}", env!("CARGO_PKG_VERSION")),
             "display": {
@@ -244,13 +315,40 @@ fn run_on_device(
                 "latch_times": "estimated (FIFO model)",
             },
             "modes_offered": choice.offered.iter().map(|m| m.hz()).collect::<Vec<_>>(),
-            "title": smoke::describe(),
+            "title": title.describe(),
+            "multiplier": multiplier,
             "device": driver,
         });
         let writer = start_dump(settings, &meta)?;
-        let pl = PresentLoop::new(&ctx, &disp, PresentConfig::default(), writer)?;
-        let totals = smoke::run(&ctx, &mut disp, pl, settings.run_seconds)?;
-        log::info!("run: {totals:?}");
+        let pl = PresentLoop::new(
+            &ctx,
+            &disp,
+            PresentConfig {
+                multiplier,
+                ..PresentConfig::default()
+            },
+            writer,
+        )?;
+        let seconds = match (settings.run_seconds, settings.title) {
+            (Some(s), _) => s,
+            (None, TitleChoice::Demo) => f64::INFINITY,
+            (None, TitleChoice::Scene) => DEFAULT_RUN_SECONDS,
+        };
+        log::info!(
+            "{} at {}, frame generation x{multiplier}, {}",
+            title.name(),
+            choice.info,
+            if seconds.is_finite() {
+                format!("{seconds} s")
+            } else {
+                "until it quits (START+SELECT: OPTIONS + touch pad)".to_owned()
+            }
+        );
+        let totals = run_title(&ctx, &mut disp, pl, &mut *title, seconds);
+        let end = title.end();
+        log::info!("title end: {end}");
+        drop(title);
+        log::info!("run: {:?}", totals?);
         Ok(())
     })();
     // SAFETY: everything made from the device was dropped above.
@@ -259,4 +357,42 @@ fn run_on_device(
         device.destroy_device(None);
     }
     result
+}
+
+/// Runs `title` through the shared game loop until `seconds` of display
+/// clock have passed or it ends, then finishes the present loop (every
+/// present shown, the dump's end record).
+fn run_title(
+    ctx: &framegen::VulkanContext,
+    display: &mut Ps5Display,
+    mut pl: PresentLoop,
+    title: &mut dyn Title,
+    seconds: f64,
+) -> Result<RunTotals, Box<dyn std::error::Error>> {
+    let mut game = GameLoop::new(&ctx.device, ctx.queue_family_index, ctx.queue)?;
+    let result = (|| -> Result<(), Box<dyn std::error::Error>> {
+        while display.now_s() < seconds {
+            let Some(report) = game.frame(title, &mut pl, display)? else {
+                log::info!(
+                    "the title ended after {} frames ({:.1} s)",
+                    game.frames(),
+                    display.now_s()
+                );
+                break;
+            };
+            if let Some(s) = &report.status {
+                log::info!("{s}");
+            }
+        }
+        Ok(())
+    })();
+    let totals = match result {
+        Ok(()) => pl.finish(display).map_err(Into::into),
+        Err(e) => {
+            drop(pl);
+            Err(e)
+        }
+    };
+    game.destroy();
+    totals
 }

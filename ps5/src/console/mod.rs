@@ -4,9 +4,9 @@
 pub mod app;
 pub mod display;
 pub mod logger;
+pub mod pad;
 pub mod rt;
 pub mod shims;
-pub mod smoke;
 pub mod sys;
 pub mod unwind;
 pub mod videoout;

@@ -219,3 +219,16 @@ pub unsafe extern "C" fn clock_nanosleep(
         }
     }
 }
+
+/// `dirfd`: the descriptor of an open directory stream. FreeBSD's `DIR`
+/// (`struct _dirdesc`, the same in FreeBSD 11 and 12) starts with it
+/// (`int dd_fd`); defined here rather than imported, so the payload does
+/// not depend on the console's C library exporting it.
+///
+/// # Safety
+/// `dir` must be a stream `opendir`/`fdopendir` returned and not yet closed.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn dirfd(dir: *mut c_void) -> c_int {
+    // SAFETY: the caller's open stream; its first member is the descriptor.
+    unsafe { *dir.cast::<c_int>() }
+}

@@ -34,4 +34,18 @@ unsafe extern "C" {
     pub fn sceVideoOutSetFlipRate(handle: c_int, rate: c_int) -> c_int;
     /// Hides the splash screen, which otherwise hides the output.
     pub fn sceSystemServiceHideSplashScreen() -> c_int;
+
+    /// Starts the user service (`NULL`: default parameters).
+    pub fn sceUserServiceInitialize(params: *const c_void) -> c_int;
+    /// The user logged in first (the one whose controller is pad 0).
+    pub fn sceUserServiceGetInitialUser(user_id: *mut c_int) -> c_int;
+    /// Starts the pad library.
+    pub fn scePadInit() -> c_int;
+    /// Opens a user's controller: `(user, type 0 = standard, index 0, NULL)`;
+    /// returns a handle.
+    pub fn scePadOpen(user_id: c_int, kind: c_int, index: c_int, param: *const c_void) -> c_int;
+    /// The controller's state now, into a `ScePadData`.
+    pub fn scePadReadState(handle: c_int, data: *mut c_void) -> c_int;
+    /// Closes a controller.
+    pub fn scePadClose(handle: c_int) -> c_int;
 }

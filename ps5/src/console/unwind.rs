@@ -1,7 +1,9 @@
-//! `_Unwind_Backtrace` and `_Unwind_GetIP` for the standard library's
-//! backtraces, by walking frame pointers (the target keeps them: see
-//! targets/README.md). The console has no unwinder library for payloads;
-//! panics abort, so only tracing is needed.
+//! `_Unwind_Backtrace`, `_Unwind_GetIP`, `_Unwind_GetCFA` and
+//! `_Unwind_FindEnclosingFunction` for the standard library's backtraces
+//! (panics, `std::backtrace::Backtrace`, which anyhow captures), by walking
+//! frame pointers (the target keeps them: see targets/README.md). The
+//! console has no unwinder library for payloads; panics abort, so only
+//! tracing is needed.
 
 use core::ffi::{c_int, c_void};
 
@@ -9,6 +11,7 @@ use core::ffi::{c_int, c_void};
 #[repr(C)]
 pub struct UnwindContext {
     ip: usize,
+    cfa: usize,
 }
 
 /// `_URC_NO_REASON`: the callback asks for the next frame.
@@ -33,7 +36,7 @@ pub unsafe extern "C" fn _Unwind_Backtrace(trace: TraceFn, arg: *mut c_void) -> 
     unsafe {
         core::arch::asm!("mov {}, rbp", out(reg) fp, options(nomem, nostack, preserves_flags))
     };
-    let mut ctx = UnwindContext { ip: 0 };
+    let mut ctx = UnwindContext { ip: 0, cfa: 0 };
     for _ in 0..MAX_FRAMES {
         if fp == 0 || !fp.is_multiple_of(8) {
             break;
@@ -47,6 +50,9 @@ pub unsafe extern "C" fn _Unwind_Backtrace(trace: TraceFn, arg: *mut c_void) -> 
             break;
         }
         ctx.ip = ret;
+        // The caller's stack pointer before its call: above the saved frame
+        // pointer and return address.
+        ctx.cfa = fp + 16;
         // SAFETY: the caller's callback with its own argument.
         if unsafe { trace(&raw mut ctx, arg) } != URC_NO_REASON {
             break;
@@ -67,4 +73,22 @@ pub unsafe extern "C" fn _Unwind_Backtrace(trace: TraceFn, arg: *mut c_void) -> 
 pub unsafe extern "C" fn _Unwind_GetIP(ctx: *mut UnwindContext) -> usize {
     // SAFETY: the caller passes the live context.
     unsafe { (*ctx).ip }
+}
+
+/// The frame's canonical frame address (its caller's stack pointer).
+///
+/// # Safety
+/// `ctx` must be the context passed to the trace callback.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn _Unwind_GetCFA(ctx: *mut UnwindContext) -> usize {
+    // SAFETY: the caller passes the live context.
+    unsafe { (*ctx).cfa }
+}
+
+/// The start of the function holding `pc`: without unwind tables to look
+/// it up in, `pc` itself (backtraces then name the address, not the
+/// function's start; offsets are looked up with addr2line anyway).
+#[unsafe(no_mangle)]
+pub extern "C" fn _Unwind_FindEnclosingFunction(pc: *mut c_void) -> *mut c_void {
+    pc
 }

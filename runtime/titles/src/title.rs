@@ -1,8 +1,7 @@
-//! The title: whatever makes the game's frames. host-sim runs one; the
-//! default is the built-in scene ([`crate::scene::BuiltinScene`]); a
-//! recompiled PS3 title implements the same trait (its RSX renderer draws
-//! the picture, its game loop counts the ticks), and replacing the default
-//! is one line in `run.rs` (`make_title`).
+//! The title: whatever makes the game's frames. host-sim and the PS5
+//! payload run one through the same game loop ([`crate::game_loop`]): the
+//! recompiled demo ([`crate::demo::DemoTitle`]) or the built-in scene
+//! ([`crate::scene::BuiltinScene`]).
 
 use anyhow::Result;
 use ash::vk;
@@ -26,7 +25,22 @@ pub struct TitleFrame {
     pub settings: VideoOutSettings,
 }
 
-/// A game as host-sim runs it.
+/// Where a title records a frame.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RenderSlot {
+    /// A primary command buffer, recording; submitted by the caller on the
+    /// present loop's queue before the frame is presented.
+    pub cmd: vk::CommandBuffer,
+    /// Which of the caller's command buffers it is (`0..slots`): the GPU
+    /// has finished everything recorded in an earlier `render` with the
+    /// same slot, so host memory that work read (a staging buffer) may be
+    /// written again.
+    pub slot: usize,
+    /// How many there are.
+    pub slots: usize,
+}
+
+/// A game as host-sim and the PS5 payload run it.
 pub trait Title {
     /// Its name, for the summary and the dump.
     fn name(&self) -> String;
@@ -39,13 +53,29 @@ pub trait Title {
     /// hold takes it into account).
     fn frame_limit_fps(&self) -> Option<f64>;
 
-    /// Makes the next frame: records its rendering into `cmd` (submitted by
-    /// the caller on the present loop's queue before the frame is
-    /// presented) and says what it is.
-    fn render(&mut self, cmd: vk::CommandBuffer) -> Result<TitleFrame>;
+    /// Makes the next frame: records its rendering into `at.cmd` and says
+    /// what it is. `Ok(None)`: the game has ended (it quit), nothing was
+    /// recorded.
+    fn render(&mut self, at: RenderSlot) -> Result<Option<TitleFrame>>;
 
     /// What it is, for the summary and the dump's header (JSON).
     fn describe(&self) -> serde_json::Value;
+
+    /// Stops it (a game is asked to quit and waited for) and says how it
+    /// ended, for the summary (JSON; `null` when there is nothing to say).
+    fn end(&mut self) -> serde_json::Value {
+        serde_json::Value::Null
+    }
+}
+
+/// The frame-generation multiplier that fills every refresh of a
+/// `display_hz` display with a picture of its own for a game at
+/// `game_fps` (30 fps at 119.88 Hz: 4; 60 fps: 2), from 2 to 4.
+pub fn multiplier_for(display_hz: f64, game_fps: f64) -> u8 {
+    if !(display_hz > 0.0 && game_fps > 0.0) {
+        return 2;
+    }
+    (display_hz / game_fps).round().clamp(2.0, 4.0) as u8
 }
 
 /// The game's frame rate as asked for on the command line.
@@ -128,6 +158,17 @@ impl TickClock {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn multipliers_fill_the_refreshes() {
+        assert_eq!(multiplier_for(119.88, 30.0), 4);
+        assert_eq!(multiplier_for(119.88, 60.0), 2);
+        assert_eq!(multiplier_for(119.88, 40.0), 3);
+        assert_eq!(multiplier_for(59.94, 30.0), 2);
+        assert_eq!(multiplier_for(59.94, 60.0), 2);
+        assert_eq!(multiplier_for(119.88, 10.0), 4);
+        assert_eq!(multiplier_for(0.0, 30.0), 2);
+    }
 
     #[test]
     fn clocks() {

@@ -1,4 +1,4 @@
-//! The built-in scene, host-sim's default title: a native animated scene
+//! The built-in scene: a native animated scene
 //! drawn by a compute shader (`shaders/scene.comp`; cheap on lavapipe):
 //! parallax layers, a rotating pinwheel, a cut (new palette and layout)
 //! every few seconds of game time, a static HUD, at a chosen game rate.
@@ -10,7 +10,7 @@ use framegen_present::VideoOutSettings;
 use framegen_present::gpu::{self, HostBuffer, OwnedImage};
 use serde_json::json;
 
-use crate::title::{GameRate, TickClock, Title, TitleFrame};
+use crate::title::{GameRate, RenderSlot, TickClock, Title, TitleFrame};
 
 /// The committed SPIR-V of `shaders/scene.comp` (`./x regen` rebuilds it).
 pub const SCENE_SPV: &[u8] = include_bytes!("../spirv/scene.spv");
@@ -272,7 +272,8 @@ impl Title for BuiltinScene {
         }
     }
 
-    fn render(&mut self, cmd: vk::CommandBuffer) -> Result<TitleFrame> {
+    fn render(&mut self, at: RenderSlot) -> Result<Option<TitleFrame>> {
+        let cmd = at.cmd;
         let ticks = self.clock.next_ticks();
         // Frame 0 is at game time 0; each later one `ticks` after the last.
         if self.frame > 0 {
@@ -353,14 +354,14 @@ impl Title for BuiltinScene {
             vk::AccessFlags::SHADER_READ | vk::AccessFlags::TRANSFER_READ,
         );
         self.frame += 1;
-        Ok(TitleFrame {
+        Ok(Some(TitleFrame {
             view: self.picture.view,
             width: self.opts.width,
             height: self.opts.height,
             ticks,
             cut,
             settings: self.opts.settings,
-        })
+        }))
     }
 
     fn describe(&self) -> serde_json::Value {

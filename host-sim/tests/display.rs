@@ -1,49 +1,9 @@
-//! The built-in scene's shader (committed SPIR-V current, dense bindings)
-//! and the simulated display's FIFO rules on a real device.
-#![allow(clippy::print_stderr)] // "skipped: ..." when a tool is missing outside CI
-
-use std::path::Path;
+//! The simulated display's FIFO rules on a real device. (The built-in
+//! scene's shader is checked in runtime/titles/tests/scene.rs.)
 
 use framegen_present::{Display, Mode, PresentTag};
-use host_sim::scene::SCENE_SPV;
 use host_sim::videoout::{Clock, FIRST_REFRESH_PHASE, Profile, SimVideoOut};
 use host_sim::vulkan::Gpu;
-
-#[test]
-fn spirv_is_current() {
-    let have = std::process::Command::new("sh")
-        .arg("-c")
-        .arg("command -v glslc >/dev/null")
-        .status()
-        .is_ok_and(|s| s.success());
-    if !have {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "glslc is missing under CI (./x installs it)"
-        );
-        eprintln!("skipped: glslc is not installed");
-        return;
-    }
-    let out =
-        std::process::Command::new(Path::new(env!("CARGO_MANIFEST_DIR")).join("regen-shaders.sh"))
-            .arg("--check")
-            .output()
-            .unwrap();
-    assert!(
-        out.status.success(),
-        "host-sim/spirv is stale: run ./x regen\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
-#[test]
-fn scene_bindings_are_numbered_densely() {
-    let words = framegen::spirv::words_from_bytes(SCENE_SPV).unwrap();
-    let table = framegen::spirv::reflect_bindings(&words).unwrap();
-    let mut n: Vec<u32> = table.bindings.iter().map(|b| b.original).collect();
-    n.sort_unstable();
-    assert_eq!(n, [0, 1]);
-}
 
 fn tag(n: u64) -> PresentTag {
     PresentTag {
