@@ -3,10 +3,6 @@
 //! as `./x recomp` does, built against the LV2 personality
 //! (`hle::personality::with_functions`: every thread and callback runs
 //! lifted code) and run test by test.
-//!
-//! The generated project names the LV2 runtime `lv2::personality` (the
-//! crate at runtime/lv2); that entry point is in `hle`, so the project is
-//! pointed at the `hle` crate here until `ppu-lift` does it.
 
 mod common;
 
@@ -45,16 +41,6 @@ fn lifted() -> &'static Path {
         );
         let work = dir.join("work");
         ppu_lift::write_tree(&work, &project).expect("write the project");
-        let manifest = work.join("main/Cargo.toml");
-        let m = std::fs::read_to_string(&manifest).expect("read");
-        std::fs::write(&manifest, m.replace("\nlv2 = { path", "\nhle = { path")).expect("write");
-        let main = work.join("main/src/main.rs");
-        let m = std::fs::read_to_string(&main).expect("read");
-        let m = m.replace(
-            "personality: lv2::personality",
-            "personality: |_| Ok(hle::personality::with_functions(PROGRAM.functions))",
-        );
-        std::fs::write(&main, m).expect("write");
         let lock = work.join("Cargo.lock");
         if !lock.exists() {
             std::fs::copy(root.join("Cargo.lock"), &lock).expect("copy Cargo.lock");
@@ -131,16 +117,11 @@ fn every_thread_runs_lifted_code() {
 }
 
 /// `--verify` (lifted code checked against the interpreter at every
-/// function entry and system call). recomp-rt's verifier does not follow
-/// HLE calls yet (its interpreter stops at the HLE area), so only programs
-/// that make none before their end are verified. With the lifter as of
-/// this writing the verifier reports a CR difference after the SDK's
-/// `put_num` (0x242e8 in suite.elf): reported to the lifter's owners;
-/// run with `cargo test -p hle --test lifted_suite -- --ignored`.
+/// function entry, system call and HLE call) on the single-threaded
+/// programs (the verifier follows one thread).
 #[test]
-#[ignore = "ppu-lift: CR differs from the interpreter after put_num (reported)"]
 fn lifted_code_matches_the_interpreter() {
-    for name in ["hello", "memory"] {
+    for name in ["hello", "memory", "files", "sysutil"] {
         let r = run_lifted(name, &["--verify"]);
         check(name, &r);
         assert!(r.stderr.contains("no difference"), "{name}: {}", r.stderr);

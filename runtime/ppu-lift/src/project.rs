@@ -247,8 +247,8 @@ pub fn generate(
         ),
         Abi::Lv2 => match &layout.lv2 {
             Some(p) => (
-                format!("lv2 = {{ path = {:?} }}\n", p.display().to_string()),
-                "lv2::personality",
+                format!("hle = {{ path = {:?} }}\n", p.display().to_string()),
+                "lv2_personality",
             ),
             None => (String::new(), "no_lv2"),
         },

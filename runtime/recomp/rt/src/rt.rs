@@ -168,9 +168,14 @@ impl Rt {
         std::panic::resume_unwind(Box::new(why))
     }
 
-    /// Ends the guest with a message.
+    /// Ends the guest with a message. Where panics abort (the PS5
+    /// payload), nothing catches the unwind that carries it, so the message
+    /// is logged first.
     #[cold]
     pub fn fatal(&self, msg: String) -> ! {
+        if cfg!(panic = "abort") {
+            log::error!("guest ended: {msg}");
+        }
         self.end(GuestEnd::Fatal(msg))
     }
 
@@ -223,8 +228,20 @@ impl Rt {
             }
             if !self.in_code(ctx.cia) {
                 let at = ctx.cia;
+                if let Some(v) = &self.verifier {
+                    let mut v = v.lock().unwrap_or_else(|e| e.into_inner());
+                    if let Err(msg) = v.before_hle_call(self.mem, ctx, at) {
+                        self.fatal(msg);
+                    }
+                }
                 match self.personality.hle_call(self, ctx, at) {
                     Some(o) => {
+                        if let Some(v) = &self.verifier
+                            && o == Outcome::Continue
+                        {
+                            let mut v = v.lock().unwrap_or_else(|e| e.into_inner());
+                            v.after_syscall(self.mem, ctx);
+                        }
                         self.outcome(o);
                         interpret_first = false;
                         continue;

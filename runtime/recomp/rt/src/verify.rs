@@ -86,7 +86,7 @@ impl Verifier {
     /// What was checked.
     pub fn summary(&self) -> String {
         format!(
-            "verify: {} function entries and {} system calls checked against the interpreter ({} instructions interpreted); no difference",
+            "verify: {} function entries and {} system and HLE calls checked against the interpreter ({} instructions interpreted); no difference",
             self.events, self.syscalls, self.steps
         )
     }
@@ -254,7 +254,33 @@ impl Verifier {
         Ok(())
     }
 
-    /// The system call ran on the lifted side: its effects go to the shadow.
+    /// The lifted side is about to run the HLE function (an import's
+    /// implementation in the runtime) at `addr`, outside the executable's
+    /// code: the shadow must arrive there with the same state, as at a
+    /// system call; the call's effects then reach it by
+    /// [`Verifier::after_syscall`].
+    pub fn before_hle_call(
+        &mut self,
+        mem: &GuestMemory,
+        ctx: &PpuContext,
+        addr: u32,
+    ) -> Result<(), String> {
+        self.advance(addr, false)?;
+        let at = format!("at the call of the HLE function at {addr:#010x}");
+        if let Some(d) = diff_regs(ctx, &self.sctx) {
+            return Err(self.report("", &at, d));
+        }
+        self.stores.clear();
+        if let Some(d) = self.diff_memory(mem) {
+            return Err(self.report("", &at, d));
+        }
+        self.syscalls += 1;
+        self.last_event = addr;
+        Ok(())
+    }
+
+    /// The system call (or HLE call) ran on the lifted side: its effects go
+    /// to the shadow.
     pub fn after_syscall(&mut self, mem: &GuestMemory, ctx: &PpuContext) {
         let res = std::mem::take(&mut self.sctx.reservation);
         self.sctx = ctx.clone();
