@@ -176,6 +176,23 @@ pub fn color_layers() -> vk::ImageSubresourceLayers {
     }
 }
 
+/// A copy between a tightly packed buffer (from offset 0) and a whole
+/// `width`×`height` colour image.
+pub fn whole_image_copy(width: u32, height: u32) -> vk::BufferImageCopy {
+    vk::BufferImageCopy {
+        buffer_offset: 0,
+        buffer_row_length: 0,
+        buffer_image_height: 0,
+        image_subresource: color_layers(),
+        image_offset: vk::Offset3D::default(),
+        image_extent: vk::Extent3D {
+            width,
+            height,
+            depth: 1,
+        },
+    }
+}
+
 /// A host-visible, host-coherent buffer, mapped for its whole life.
 pub struct HostBuffer {
     /// The buffer.

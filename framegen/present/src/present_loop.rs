@@ -788,18 +788,7 @@ impl PresentLoop {
                 vk::AccessFlags::TRANSFER_WRITE,
                 vk::AccessFlags::TRANSFER_READ,
             );
-            let region = [vk::BufferImageCopy {
-                buffer_offset: 0,
-                buffer_row_length: 0,
-                buffer_image_height: 0,
-                image_subresource: gpu::color_layers(),
-                image_offset: vk::Offset3D::default(),
-                image_extent: vk::Extent3D {
-                    width: cap.width,
-                    height: cap.height,
-                    depth: 1,
-                },
-            }];
+            let region = [gpu::whole_image_copy(cap.width, cap.height)];
             // SAFETY: `cmd` is recording; the buffer has room for the image.
             unsafe {
                 d.cmd_copy_image_to_buffer(

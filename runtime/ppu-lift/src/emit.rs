@@ -386,7 +386,7 @@ impl FnEmitter<'_> {
                 if !self.f.blocks.contains_key(&b) {
                     let fl = self.flush_code();
                     self.line(&format!(
-                        "ctx.cia = {b:#x}; {fl}rt.interpret_rest(ctx, entry_lr, entry_sp); return;"
+                        "ctx.cia = {b:#x}; {fl}rt.jump_rest(ctx, entry_lr, entry_sp); return;"
                     ));
                     self.needs_entry = true;
                 } else if self.heads.contains(&b) || depth >= MAX_INLINE_DEPTH {
@@ -412,7 +412,7 @@ impl FnEmitter<'_> {
                 let ctr = self.r(Reg::Ctr);
                 self.needs_entry = true;
                 let fl = self.flush_code();
-                self.line(&format!("ctx.cia = ({ctr} as u32) & !3; {fl}rt.interpret_rest(ctx, entry_lr, entry_sp); return;"));
+                self.line(&format!("ctx.cia = ({ctr} as u32) & !3; {fl}rt.jump_rest(ctx, entry_lr, entry_sp); return;"));
             }
         }
     }
@@ -494,7 +494,9 @@ impl FnEmitter<'_> {
                     Edge::Indirect => {
                         self.needs_entry = true;
                         let fl = self.flush_code();
-                        self.line(&format!("ctx.cia = target; {fl}rt.interpret_rest(ctx, entry_lr, entry_sp); return;"));
+                        self.line(&format!(
+                            "ctx.cia = target; {fl}rt.jump_rest(ctx, entry_lr, entry_sp); return;"
+                        ));
                     }
                     e => self.edge(e, depth),
                 }
@@ -578,7 +580,9 @@ impl FnEmitter<'_> {
                 }
                 self.needs_entry = true;
                 let fl = self.flush_code();
-                self.line(&format!("t => {{ ctx.cia = t; {fl}rt.interpret_rest(ctx, entry_lr, entry_sp); return; }}"));
+                self.line(&format!(
+                    "t => {{ ctx.cia = t; {fl}rt.jump_rest(ctx, entry_lr, entry_sp); return; }}"
+                ));
                 self.line("}");
             }
             Term::IndirectJump(_) => self.edge(Edge::Indirect, depth),

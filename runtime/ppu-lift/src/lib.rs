@@ -13,4 +13,4 @@ pub mod project;
 
 pub use analysis::{Analysis, Func, Issue, analyse};
 pub use emit::EmitOptions;
-pub use project::{Layout, Project, generate, write_tree};
+pub use project::{Layout, Project, generate, package_name, write_tree};

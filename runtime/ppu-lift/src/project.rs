@@ -84,6 +84,28 @@ impl Callees for FileCallees<'_> {
     }
 }
 
+/// The generated package (and binary) name for a program name: lower-case
+/// ASCII letters, digits and dashes, starting with a letter.
+pub fn package_name(name: &str) -> String {
+    let s: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_lowercase()
+            } else {
+                '-'
+            }
+        })
+        .collect::<String>()
+        .trim_matches('-')
+        .to_string();
+    if s.is_empty() || !s.starts_with(|c: char| c.is_ascii_alphabetic()) {
+        format!("p-{s}")
+    } else {
+        s
+    }
+}
+
 /// The crate name of lifted crate `c` of program `stem`.
 fn crate_name(stem: &str, c: usize) -> String {
     format!("{stem}-lifted-{c:03}")
@@ -100,23 +122,7 @@ pub fn generate(
     layout: &Layout,
     mut progress: impl FnMut(usize, usize),
 ) -> Project {
-    let stem: String = name
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() {
-                c.to_ascii_lowercase()
-            } else {
-                '-'
-            }
-        })
-        .collect::<String>()
-        .trim_matches('-')
-        .to_string();
-    let stem = if stem.is_empty() || !stem.starts_with(|c: char| c.is_ascii_alphabetic()) {
-        format!("p-{stem}")
-    } else {
-        stem
-    };
+    let stem = package_name(name);
     let funcs: Vec<_> = analysis.funcs.values().filter(|f| lift(f.entry)).collect();
 
     // Split: files of about insns_per_file, crates of about insns_per_crate.

@@ -202,7 +202,7 @@ pub fn run(opts: &BenchOptions) -> Result<String> {
 /// Removes the build output of the lifted crates (not of the runtime crates
 /// they share), so the next build measures them from scratch.
 fn clean_lifted(b: &BuildOptions) -> Result<()> {
-    let name = build::package_name(&build::program_name(&b.elf));
+    let name = ppu_lift::package_name(&build::program_name(&b.elf));
     let mut pkgs = vec![name.clone()];
     for e in std::fs::read_dir(b.work.join("lifted"))?.flatten() {
         pkgs.push(e.file_name().to_string_lossy().into_owned());

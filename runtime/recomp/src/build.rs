@@ -89,27 +89,6 @@ pub fn program_name(elf: &Path) -> String {
         .unwrap_or_else(|| "program".into())
 }
 
-/// The generated package (and binary) name for a program name.
-pub fn package_name(name: &str) -> String {
-    let s: String = name
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() {
-                c.to_ascii_lowercase()
-            } else {
-                '-'
-            }
-        })
-        .collect::<String>()
-        .trim_matches('-')
-        .to_string();
-    if s.is_empty() || !s.starts_with(|c: char| c.is_ascii_alphabetic()) {
-        format!("p-{s}")
-    } else {
-        s
-    }
-}
-
 macro_rules! say {
     ($opts:expr, $($t:tt)*) => {
         if !$opts.quiet {
@@ -222,7 +201,7 @@ pub fn build(opts: &BuildOptions) -> Result<BuildReport> {
         return Ok(report);
     }
     let t1 = Instant::now();
-    let pkg = package_name(&name);
+    let pkg = ppu_lift::package_name(&name);
     cargo_build(opts, &pkg, project.crates)?;
     report.build_s = t1.elapsed().as_secs_f64();
     let dir = match opts.profile {
@@ -249,6 +228,32 @@ pub fn build(opts: &BuildOptions) -> Result<BuildReport> {
     Ok(report)
 }
 
+/// The CPU the lifted code (and the runtime it links) is built for:
+/// `RECOMP_TARGET_CPU` if set, else `x86-64-v3` (AVX2, FMA, BMI2: the
+/// PS5's Zen 2 has them, and the FPU's exact-error terms become one FMA)
+/// when this machine has those features, else the x86-64 baseline.
+pub fn target_cpu() -> String {
+    if let Ok(cpu) = std::env::var("RECOMP_TARGET_CPU") {
+        return cpu;
+    }
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("avx2")
+            && std::arch::is_x86_feature_detected!("fma")
+            && std::arch::is_x86_feature_detected!("bmi2")
+            && std::arch::is_x86_feature_detected!("lzcnt")
+            && std::arch::is_x86_feature_detected!("movbe")
+        {
+            return "x86-64-v3".into();
+        }
+        "x86-64".into()
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        "generic".into()
+    }
+}
+
 fn cargo_build(opts: &BuildOptions, pkg: &str, crates: usize) -> Result<()> {
     let mut cmd = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
     cmd.arg("build")
@@ -260,8 +265,13 @@ fn cargo_build(opts: &BuildOptions, pkg: &str, crates: usize) -> Result<()> {
     }
     cmd.env("CARGO_TARGET_DIR", &opts.build_dir)
         .env_remove("RUSTFLAGS")
+        .env(
+            "CARGO_ENCODED_RUSTFLAGS",
+            format!("-Ctarget-cpu={}", target_cpu()),
+        )
         .stderr(Stdio::piped())
         .stdout(Stdio::null());
+    say!(opts, "recomp: building for -C target-cpu={}", target_cpu());
     let mut child = cmd.spawn().context("running cargo")?;
     let stderr = child.stderr.take().expect("piped");
     let mut built = 0usize;

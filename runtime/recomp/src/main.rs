@@ -114,10 +114,11 @@ fn options(elf: PathBuf, out: PathBuf, l: &LiftArgs, lift_only: bool) -> BuildOp
     let name = build::program_name(&elf);
     let target = build::target_dir();
     BuildOptions {
-        work: l
-            .work
-            .clone()
-            .unwrap_or_else(|| target.join("recomp-work").join(build::package_name(&name))),
+        work: l.work.clone().unwrap_or_else(|| {
+            target
+                .join("recomp-work")
+                .join(ppu_lift::package_name(&name))
+        }),
         build_dir: target.join("recomp-build"),
         elf,
         out,

@@ -216,18 +216,7 @@ impl DemoTitle {
             vk::AccessFlags::MEMORY_READ,
             vk::AccessFlags::TRANSFER_WRITE,
         );
-        let region = [vk::BufferImageCopy {
-            buffer_offset: 0,
-            buffer_row_length: 0,
-            buffer_image_height: 0,
-            image_subresource: gpu::color_layers(),
-            image_offset: vk::Offset3D::default(),
-            image_extent: vk::Extent3D {
-                width: f.width,
-                height: f.height,
-                depth: 1,
-            },
-        }];
+        let region = [gpu::whole_image_copy(f.width, f.height)];
         // SAFETY: `at.cmd` is recording; the buffer holds the whole
         // picture; the image is in GENERAL layout.
         unsafe {

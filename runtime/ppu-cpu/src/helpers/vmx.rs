@@ -7,6 +7,20 @@ use crate::context::{V128, VSCR_NJ, VSCR_SAT};
 
 // ------------------------------------------------------------- element views
 
+/// `[f(0), f(1), ...]`: what `std::array::from_fn` does, in a plain loop
+/// that always inlines (from_fn's closure is often left out of line in
+/// lifted code, which made every vector operation a call per lane).
+#[inline(always)]
+fn lanes<T: Copy + Default, const N: usize>(mut f: impl FnMut(usize) -> T) -> [T; N] {
+    let mut out = [T::default(); N];
+    let mut i = 0;
+    while i < N {
+        out[i] = f(i);
+        i += 1;
+    }
+    out
+}
+
 /// The 16 bytes, element 0 first.
 #[inline(always)]
 pub fn bytes(v: V128) -> [u8; 16] {
@@ -20,7 +34,7 @@ pub fn from_bytes(b: [u8; 16]) -> V128 {
 /// The 8 halfwords, element 0 first.
 #[inline(always)]
 pub fn halves(v: V128) -> [u16; 8] {
-    std::array::from_fn(|i| (v.0 >> (112 - 16 * i)) as u16)
+    lanes(|i| (v.0 >> (112 - 16 * i)) as u16)
 }
 /// From 8 halfwords, element 0 first.
 #[inline(always)]
@@ -30,7 +44,7 @@ pub fn from_halves(h: [u16; 8]) -> V128 {
 /// The 4 words, element 0 first.
 #[inline(always)]
 pub fn words(v: V128) -> [u32; 4] {
-    std::array::from_fn(|i| (v.0 >> (96 - 32 * i)) as u32)
+    lanes(|i| (v.0 >> (96 - 32 * i)) as u32)
 }
 /// From 4 words, element 0 first.
 #[inline(always)]
@@ -56,17 +70,17 @@ pub fn word(v: V128, i: usize) -> u32 {
 #[inline(always)]
 fn map_b(a: V128, b: V128, mut f: impl FnMut(u8, u8) -> u8) -> V128 {
     let (x, y) = (bytes(a), bytes(b));
-    from_bytes(std::array::from_fn(|i| f(x[i], y[i])))
+    from_bytes(lanes(|i| f(x[i], y[i])))
 }
 #[inline(always)]
 fn map_h(a: V128, b: V128, mut f: impl FnMut(u16, u16) -> u16) -> V128 {
     let (x, y) = (halves(a), halves(b));
-    from_halves(std::array::from_fn(|i| f(x[i], y[i])))
+    from_halves(lanes(|i| f(x[i], y[i])))
 }
 #[inline(always)]
 fn map_w(a: V128, b: V128, mut f: impl FnMut(u32, u32) -> u32) -> V128 {
     let (x, y) = (words(a), words(b));
-    from_words(std::array::from_fn(|i| f(x[i], y[i])))
+    from_words(lanes(|i| f(x[i], y[i])))
 }
 
 #[inline(always)]
@@ -351,7 +365,7 @@ pub fn vsldoi(a: V128, b: V128, shb: u32) -> V128 {
 #[inline(always)]
 pub fn vperm_ref(a: V128, b: V128, c: V128) -> V128 {
     let (x, y, z) = (bytes(a), bytes(b), bytes(c));
-    from_bytes(std::array::from_fn(|i| {
+    from_bytes(lanes(|i| {
         let k = (z[i] & 31) as usize;
         if k < 16 { x[k] } else { y[k - 16] }
     }))
@@ -396,7 +410,7 @@ macro_rules! merge {
         #[inline(always)]
         pub fn $name(a: V128, b: V128) -> V128 {
             let (x, y) = ($view(a), $view(b));
-            $from(std::array::from_fn(|i| if i % 2 == 0 { x[$off + i / 2] } else { y[$off + i / 2] }))
+            $from(lanes(|i| if i % 2 == 0 { x[$off + i / 2] } else { y[$off + i / 2] }))
         }
     )*};
 }
@@ -419,17 +433,13 @@ merge! {
 #[inline(always)]
 pub fn vpkuhum(a: V128, b: V128) -> V128 {
     let (x, y) = (halves(a), halves(b));
-    from_bytes(std::array::from_fn(|i| {
-        if i < 8 { x[i] as u8 } else { y[i - 8] as u8 }
-    }))
+    from_bytes(lanes(|i| if i < 8 { x[i] as u8 } else { y[i - 8] as u8 }))
 }
 /// `vpkuwum`: the low halfwords of a's then b's words.
 #[inline(always)]
 pub fn vpkuwum(a: V128, b: V128) -> V128 {
     let (x, y) = (words(a), words(b));
-    from_halves(std::array::from_fn(|i| {
-        if i < 4 { x[i] as u16 } else { y[i - 4] as u16 }
-    }))
+    from_halves(lanes(|i| if i < 4 { x[i] as u16 } else { y[i - 4] as u16 }))
 }
 
 macro_rules! pack_sat {
@@ -439,7 +449,7 @@ macro_rules! pack_sat {
         pub fn $name(vscr: &mut u32, a: V128, b: V128) -> V128 {
             let (x, y) = ($view(a), $view(b));
             let mut s = false;
-            let r = $from(std::array::from_fn(|i| {
+            let r = $from(lanes(|i| {
                 let v = if i < $n { x[i] } else { y[i - $n] };
                 clamp(i64::from(v as $conv), $lo, $hi, &mut s) as $out
             }));
@@ -467,7 +477,7 @@ pack_sat! {
 #[inline(always)]
 pub fn vpkpx(a: V128, b: V128) -> V128 {
     let (x, y) = (words(a), words(b));
-    from_halves(std::array::from_fn(|i| {
+    from_halves(lanes(|i| {
         let w = if i < 4 { x[i] } else { y[i - 4] };
         (((w >> 24) & 1) << 15
             | ((w >> 19) & 0x1F) << 10
@@ -480,25 +490,25 @@ pub fn vpkpx(a: V128, b: V128) -> V128 {
 #[inline(always)]
 pub fn vupkhsb(b: V128) -> V128 {
     let x = bytes(b);
-    from_halves(std::array::from_fn(|i| x[i] as i8 as u16))
+    from_halves(lanes(|i| x[i] as i8 as u16))
 }
 /// `vupklsb`: the low 8 bytes sign-extended to halfwords.
 #[inline(always)]
 pub fn vupklsb(b: V128) -> V128 {
     let x = bytes(b);
-    from_halves(std::array::from_fn(|i| x[8 + i] as i8 as u16))
+    from_halves(lanes(|i| x[8 + i] as i8 as u16))
 }
 /// `vupkhsh`
 #[inline(always)]
 pub fn vupkhsh(b: V128) -> V128 {
     let x = halves(b);
-    from_words(std::array::from_fn(|i| x[i] as i16 as u32))
+    from_words(lanes(|i| x[i] as i16 as u32))
 }
 /// `vupklsh`
 #[inline(always)]
 pub fn vupklsh(b: V128) -> V128 {
     let x = halves(b);
-    from_words(std::array::from_fn(|i| x[4 + i] as i16 as u32))
+    from_words(lanes(|i| x[4 + i] as i16 as u32))
 }
 fn unpack_px(h: u16) -> u32 {
     let h = u32::from(h);
@@ -509,13 +519,13 @@ fn unpack_px(h: u16) -> u32 {
 #[inline(always)]
 pub fn vupkhpx(b: V128) -> V128 {
     let x = halves(b);
-    from_words(std::array::from_fn(|i| unpack_px(x[i])))
+    from_words(lanes(|i| unpack_px(x[i])))
 }
 /// `vupklpx`
 #[inline(always)]
 pub fn vupklpx(b: V128) -> V128 {
     let x = halves(b);
-    from_words(std::array::from_fn(|i| unpack_px(x[4 + i])))
+    from_words(lanes(|i| unpack_px(x[4 + i])))
 }
 
 // ------------------------------------------------------------- multiply, sums
@@ -526,7 +536,7 @@ macro_rules! mul_eo {
         #[inline(always)]
         pub fn $name(a: V128, b: V128) -> V128 {
             let (x, y) = ($view(a), $view(b));
-            $from(std::array::from_fn(|i| {
+            $from(lanes(|i| {
                 let k = 2 * i + $odd;
                 (<$wide>::from(x[k] as $conv) * <$wide>::from(y[k] as $conv)) as $out
             }))
@@ -557,7 +567,7 @@ mul_eo! {
 pub fn vmhaddshs(vscr: &mut u32, a: V128, b: V128, c: V128) -> V128 {
     let (x, y, z) = (halves(a), halves(b), halves(c));
     let mut s = false;
-    let r = from_halves(std::array::from_fn(|i| {
+    let r = from_halves(lanes(|i| {
         let p = (i32::from(x[i] as i16) * i32::from(y[i] as i16)) >> 15;
         clamp(i64::from(p) + i64::from(z[i] as i16), -32768, 32767, &mut s) as u16
     }));
@@ -569,7 +579,7 @@ pub fn vmhaddshs(vscr: &mut u32, a: V128, b: V128, c: V128) -> V128 {
 pub fn vmhraddshs(vscr: &mut u32, a: V128, b: V128, c: V128) -> V128 {
     let (x, y, z) = (halves(a), halves(b), halves(c));
     let mut s = false;
-    let r = from_halves(std::array::from_fn(|i| {
+    let r = from_halves(lanes(|i| {
         let p = (i32::from(x[i] as i16) * i32::from(y[i] as i16) + 0x4000) >> 15;
         clamp(i64::from(p) + i64::from(z[i] as i16), -32768, 32767, &mut s) as u16
     }));
@@ -580,15 +590,13 @@ pub fn vmhraddshs(vscr: &mut u32, a: V128, b: V128, c: V128) -> V128 {
 #[inline]
 pub fn vmladduhm(a: V128, b: V128, c: V128) -> V128 {
     let (x, y, z) = (halves(a), halves(b), halves(c));
-    from_halves(std::array::from_fn(|i| {
-        x[i].wrapping_mul(y[i]).wrapping_add(z[i])
-    }))
+    from_halves(lanes(|i| x[i].wrapping_mul(y[i]).wrapping_add(z[i])))
 }
 /// `vmsumubm`: per word, the sum of four unsigned byte products plus c.
 #[inline]
 pub fn vmsumubm(a: V128, b: V128, c: V128) -> V128 {
     let (x, y, z) = (bytes(a), bytes(b), words(c));
-    from_words(std::array::from_fn(|i| {
+    from_words(lanes(|i| {
         (0..4).fold(z[i], |acc, k| {
             acc.wrapping_add(u32::from(x[4 * i + k]) * u32::from(y[4 * i + k]))
         })
@@ -598,7 +606,7 @@ pub fn vmsumubm(a: V128, b: V128, c: V128) -> V128 {
 #[inline]
 pub fn vmsummbm(a: V128, b: V128, c: V128) -> V128 {
     let (x, y, z) = (bytes(a), bytes(b), words(c));
-    from_words(std::array::from_fn(|i| {
+    from_words(lanes(|i| {
         (0..4).fold(z[i], |acc, k| {
             acc.wrapping_add((i32::from(x[4 * i + k] as i8) * i32::from(y[4 * i + k])) as u32)
         })
@@ -608,7 +616,7 @@ pub fn vmsummbm(a: V128, b: V128, c: V128) -> V128 {
 #[inline]
 pub fn vmsumuhm(a: V128, b: V128, c: V128) -> V128 {
     let (x, y, z) = (halves(a), halves(b), words(c));
-    from_words(std::array::from_fn(|i| {
+    from_words(lanes(|i| {
         (0..2).fold(z[i], |acc, k| {
             acc.wrapping_add(u32::from(x[2 * i + k]) * u32::from(y[2 * i + k]))
         })
@@ -618,7 +626,7 @@ pub fn vmsumuhm(a: V128, b: V128, c: V128) -> V128 {
 #[inline]
 pub fn vmsumshm(a: V128, b: V128, c: V128) -> V128 {
     let (x, y, z) = (halves(a), halves(b), words(c));
-    from_words(std::array::from_fn(|i| {
+    from_words(lanes(|i| {
         (0..2).fold(z[i], |acc, k| {
             acc.wrapping_add(
                 (i32::from(x[2 * i + k] as i16) * i32::from(y[2 * i + k] as i16)) as u32,
@@ -631,7 +639,7 @@ pub fn vmsumshm(a: V128, b: V128, c: V128) -> V128 {
 pub fn vmsumuhs(vscr: &mut u32, a: V128, b: V128, c: V128) -> V128 {
     let (x, y, z) = (halves(a), halves(b), words(c));
     let mut s = false;
-    let r = from_words(std::array::from_fn(|i| {
+    let r = from_words(lanes(|i| {
         let t = (0..2).fold(i64::from(z[i]), |acc, k| {
             acc + i64::from(x[2 * i + k]) * i64::from(y[2 * i + k])
         });
@@ -645,7 +653,7 @@ pub fn vmsumuhs(vscr: &mut u32, a: V128, b: V128, c: V128) -> V128 {
 pub fn vmsumshs(vscr: &mut u32, a: V128, b: V128, c: V128) -> V128 {
     let (x, y, z) = (halves(a), halves(b), words(c));
     let mut s = false;
-    let r = from_words(std::array::from_fn(|i| {
+    let r = from_words(lanes(|i| {
         let t = (0..2).fold(i64::from(z[i] as i32), |acc, k| {
             acc + i64::from(x[2 * i + k] as i16) * i64::from(y[2 * i + k] as i16)
         });
@@ -686,7 +694,7 @@ pub fn vsum2sws(vscr: &mut u32, a: V128, b: V128) -> V128 {
 pub fn vsum4ubs(vscr: &mut u32, a: V128, b: V128) -> V128 {
     let (x, y) = (bytes(a), words(b));
     let mut s = false;
-    let r = from_words(std::array::from_fn(|i| {
+    let r = from_words(lanes(|i| {
         let t = (0..4).fold(i64::from(y[i]), |acc, k| acc + i64::from(x[4 * i + k]));
         clamp(t, 0, 0xFFFF_FFFF, &mut s) as u32
     }));
@@ -698,7 +706,7 @@ pub fn vsum4ubs(vscr: &mut u32, a: V128, b: V128) -> V128 {
 pub fn vsum4sbs(vscr: &mut u32, a: V128, b: V128) -> V128 {
     let (x, y) = (bytes(a), words(b));
     let mut s = false;
-    let r = from_words(std::array::from_fn(|i| {
+    let r = from_words(lanes(|i| {
         let t = (0..4).fold(i64::from(y[i] as i32), |acc, k| {
             acc + i64::from(x[4 * i + k] as i8)
         });
@@ -712,7 +720,7 @@ pub fn vsum4sbs(vscr: &mut u32, a: V128, b: V128) -> V128 {
 pub fn vsum4shs(vscr: &mut u32, a: V128, b: V128) -> V128 {
     let (x, y) = (halves(a), words(b));
     let mut s = false;
-    let r = from_words(std::array::from_fn(|i| {
+    let r = from_words(lanes(|i| {
         let t = (0..2).fold(i64::from(y[i] as i32), |acc, k| {
             acc + i64::from(x[2 * i + k] as i16)
         });
@@ -760,13 +768,13 @@ compares! {
 #[inline(always)]
 pub fn lvsl(ea: u32) -> V128 {
     let s = (ea & 15) as u8;
-    from_bytes(std::array::from_fn(|i| s + i as u8))
+    from_bytes(lanes(|i| s + i as u8))
 }
 /// `lvsr`: the permute control for a right shift by `ea & 15`.
 #[inline(always)]
 pub fn lvsr(ea: u32) -> V128 {
     let s = 16 - (ea & 15) as u8;
-    from_bytes(std::array::from_fn(|i| s + i as u8))
+    from_bytes(lanes(|i| s + i as u8))
 }
 /// `lvlx`: from the aligned quadword `q` at `ea & !15`, the bytes from `ea`
 /// to its end, moved to the left, zeros after.
@@ -864,7 +872,7 @@ pub fn vminfp(vscr: u32, a: V128, b: V128) -> V128 {
 
 fn fmap3(vscr: u32, a: V128, c: V128, b: V128, negate: bool) -> V128 {
     let (x, y, z) = (words(a), words(c), words(b));
-    from_words(std::array::from_fn(|i| {
+    from_words(lanes(|i| {
         let (p, q, r) = (
             nj_flush(vscr, x[i]),
             nj_flush(vscr, y[i]),

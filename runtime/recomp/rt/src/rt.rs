@@ -17,6 +17,7 @@
 //! interpreter until the function it is in returns; the interpreter calls
 //! lifted functions whenever it branches to one.
 
+use std::collections::HashMap;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -76,6 +77,9 @@ pub struct Rt {
     pub interp_entries: AtomicU64,
     /// Instructions the interpreter ran.
     pub interp_steps: AtomicU64,
+    /// Per guest address where the interpreter was entered: (entries,
+    /// instructions), kept only after [`Rt::track_interpreter_sites`].
+    interp_sites: Option<Mutex<HashMap<u32, (u64, u64)>>>,
 }
 
 impl std::fmt::Debug for Rt {
@@ -128,7 +132,27 @@ impl Rt {
             verifier: verifier.map(Mutex::new),
             interp_entries: AtomicU64::new(0),
             interp_steps: AtomicU64::new(0),
+            interp_sites: None,
         }
+    }
+
+    /// Keeps, per guest address, how often and how long the interpreter
+    /// ran from there (for `--recomp-stats`: where lifted code falls back).
+    pub fn track_interpreter_sites(&mut self) {
+        self.interp_sites = Some(Mutex::new(HashMap::new()));
+    }
+
+    /// The `n` addresses where the interpreter ran the most instructions:
+    /// (address, entries, instructions), most first.
+    pub fn interpreter_sites(&self, n: usize) -> Vec<(u32, u64, u64)> {
+        let Some(m) = &self.interp_sites else {
+            return Vec::new();
+        };
+        let m = m.lock().unwrap_or_else(|e| e.into_inner());
+        let mut v: Vec<(u32, u64, u64)> = m.iter().map(|(&a, &(e, s))| (a, e, s)).collect();
+        v.sort_by(|a, b| b.2.cmp(&a.2).then(a.0.cmp(&b.0)));
+        v.truncate(n);
+        v
     }
 
     /// Guest memory.
@@ -207,6 +231,16 @@ impl Rt {
         self.run(ctx, Some(((entry_lr as u32) & !3, entry_sp)), true);
     }
 
+    /// Goes on at `ctx.cia`, the target of a jump lifted code could not
+    /// resolve (a `bctr` through a pointer: PLT call stubs, computed
+    /// gotos), until the current lifted function returns to `entry_lr`
+    /// with `r1` back at `entry_sp`. Unlike [`Rt::interpret_rest`] a lifted
+    /// function at the target runs lifted: a stub's jump to `memcmp` is
+    /// then a tail call, not a trip through the interpreter.
+    pub fn jump_rest(&self, ctx: &mut PpuContext, entry_lr: u64, entry_sp: u64) {
+        self.run(ctx, Some(((entry_lr as u32) & !3, entry_sp)), false);
+    }
+
     /// Runs from `ctx.cia` until the guest returns to `until.0` with `r1`
     /// equal to `until.1` (or unwinds past that frame); with `None`, for
     /// ever (the guest ends by unwinding).
@@ -255,8 +289,15 @@ impl Rt {
             self.interp_entries.fetch_add(1, Ordering::Relaxed);
             interpret_first = false;
             let mut hooks = Stops { rt: self, until };
+            let from = ctx.cia;
             let exit = self.interp.run(ctx, SLICE, &mut hooks);
             self.interp_steps.fetch_add(exit.steps, Ordering::Relaxed);
+            if let Some(m) = &self.interp_sites {
+                let mut m = m.lock().unwrap_or_else(|e| e.into_inner());
+                let e = m.entry(from).or_default();
+                e.0 += 1;
+                e.1 += exit.steps;
+            }
             match exit.stop {
                 Stop::Branch { .. } | Stop::Budget => {}
                 Stop::Syscall { addr } => self.syscall(ctx, addr),

@@ -151,12 +151,11 @@ fn start(program: &'static Program, opts: &Options) -> Result<i32, String> {
             .flat_map(|l| l.iter().copied())
             .collect(),
     };
-    let rt: &'static Rt = Box::leak(Box::new(Rt::new(
-        process,
-        personality,
-        &functions,
-        verifier,
-    )));
+    let mut rt = Rt::new(process, personality, &functions, verifier);
+    if opts.stats {
+        rt.track_interpreter_sites();
+    }
+    let rt: &'static Rt = Box::leak(Box::new(rt));
     let stats = opts.stats;
     let name = program.name;
     let guest = std::thread::Builder::new()
@@ -191,6 +190,11 @@ fn start(program: &'static Program, opts: &Options) -> Result<i32, String> {
             rt.interp_entries.load(std::sync::atomic::Ordering::Relaxed),
             rt.interp_steps.load(std::sync::atomic::Ordering::Relaxed)
         ));
+        for (addr, entries, steps) in rt.interpreter_sites(10) {
+            eprintln_raw(&format!(
+                "{name}:   from {addr:#010x}: {entries} entries, {steps} instructions"
+            ));
+        }
     }
     if let Some(s) = rt.verify_summary()
         && !matches!(end, GuestEnd::Fatal(_))

@@ -241,17 +241,7 @@ impl Verifier {
         pc: u32,
     ) -> Result<(), String> {
         self.advance(pc, true)?;
-        let at = format!("at the system call at {pc:#010x}");
-        if let Some(d) = diff_regs(ctx, &self.sctx) {
-            return Err(self.report("", &at, d));
-        }
-        self.stores.clear();
-        if let Some(d) = self.diff_memory(mem) {
-            return Err(self.report("", &at, d));
-        }
-        self.syscalls += 1;
-        self.last_event = pc;
-        Ok(())
+        self.check_all(mem, ctx, pc, &format!("at the system call at {pc:#010x}"))
     }
 
     /// The lifted side is about to run the HLE function (an import's
@@ -266,16 +256,32 @@ impl Verifier {
         addr: u32,
     ) -> Result<(), String> {
         self.advance(addr, false)?;
-        let at = format!("at the call of the HLE function at {addr:#010x}");
+        self.check_all(
+            mem,
+            ctx,
+            addr,
+            &format!("at the call of the HLE function at {addr:#010x}"),
+        )
+    }
+
+    /// Compares every register and all mapped memory (before a call into
+    /// the runtime, which the shadow does not run).
+    fn check_all(
+        &mut self,
+        mem: &GuestMemory,
+        ctx: &PpuContext,
+        pc: u32,
+        at: &str,
+    ) -> Result<(), String> {
         if let Some(d) = diff_regs(ctx, &self.sctx) {
-            return Err(self.report("", &at, d));
+            return Err(self.report("", at, d));
         }
         self.stores.clear();
         if let Some(d) = self.diff_memory(mem) {
-            return Err(self.report("", &at, d));
+            return Err(self.report("", at, d));
         }
         self.syscalls += 1;
-        self.last_event = addr;
+        self.last_event = pc;
         Ok(())
     }
 

@@ -5493,7 +5493,7 @@ r6 = r25 | r25;
 r24 = m.stack_read_u64((r1.wrapping_add(192u64) as u32));
 break 'b185;
 }
-t => { ctx.cia = t; ctx.gpr[0] = r0; ctx.gpr[1] = r1; ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.gpr[5] = r5; ctx.gpr[6] = r6; ctx.gpr[7] = r7; ctx.gpr[8] = r8; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.gpr[11] = r11; ctx.gpr[23] = r23; ctx.gpr[24] = r24; ctx.gpr[26] = r26; ctx.gpr[27] = r27; ctx.gpr[28] = r28; ctx.gpr[29] = r29; ctx.gpr[30] = r30; ctx.gpr[31] = r31; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; ctx.cr[20] = c20; ctx.cr[21] = c21; ctx.cr[22] = c22; ctx.cr[23] = c23; ctx.cr[28] = c28; ctx.cr[29] = c29; ctx.cr[30] = c30; ctx.cr[31] = c31; ctx.ctr = ctr; rt.interpret_rest(ctx, entry_lr, entry_sp); return; }
+t => { ctx.cia = t; ctx.gpr[0] = r0; ctx.gpr[1] = r1; ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.gpr[5] = r5; ctx.gpr[6] = r6; ctx.gpr[7] = r7; ctx.gpr[8] = r8; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.gpr[11] = r11; ctx.gpr[23] = r23; ctx.gpr[24] = r24; ctx.gpr[26] = r26; ctx.gpr[27] = r27; ctx.gpr[28] = r28; ctx.gpr[29] = r29; ctx.gpr[30] = r30; ctx.gpr[31] = r31; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; ctx.cr[20] = c20; ctx.cr[21] = c21; ctx.cr[22] = c22; ctx.cr[23] = c23; ctx.cr[28] = c28; ctx.cr[29] = c29; ctx.cr[30] = c30; ctx.cr[31] = c31; ctx.ctr = ctr; rt.jump_rest(ctx, entry_lr, entry_sp); return; }
 }
 }
 'b171: {
@@ -6909,7 +6909,7 @@ m.write_u64(ea as u32, v);
 r0 = u64::from(m.read_u32((r12.wrapping_add(0u64) as u32)));
 r2 = u64::from(m.read_u32((r12.wrapping_add(4u64) as u32)));
 ctr = r0;
-ctx.cia = (ctr as u32) & !3; ctx.gpr[0] = r0; ctx.gpr[2] = r2; ctx.gpr[12] = r12; ctx.ctr = ctr; rt.interpret_rest(ctx, entry_lr, entry_sp); return;
+ctx.cia = (ctr as u32) & !3; ctx.gpr[0] = r0; ctx.gpr[2] = r2; ctx.gpr[12] = r12; ctx.ctr = ctr; rt.jump_rest(ctx, entry_lr, entry_sp); return;
 }
 
 /// 0x00013a18
@@ -6932,7 +6932,7 @@ m.write_u64(ea as u32, v);
 r0 = u64::from(m.read_u32((r12.wrapping_add(0u64) as u32)));
 r2 = u64::from(m.read_u32((r12.wrapping_add(4u64) as u32)));
 ctr = r0;
-ctx.cia = (ctr as u32) & !3; ctx.gpr[0] = r0; ctx.gpr[2] = r2; ctx.gpr[12] = r12; ctx.ctr = ctr; rt.interpret_rest(ctx, entry_lr, entry_sp); return;
+ctx.cia = (ctr as u32) & !3; ctx.gpr[0] = r0; ctx.gpr[2] = r2; ctx.gpr[12] = r12; ctx.ctr = ctr; rt.jump_rest(ctx, entry_lr, entry_sp); return;
 }
 
 /// 0x00013a38
@@ -6955,7 +6955,7 @@ m.write_u64(ea as u32, v);
 r0 = u64::from(m.read_u32((r12.wrapping_add(0u64) as u32)));
 r2 = u64::from(m.read_u32((r12.wrapping_add(4u64) as u32)));
 ctr = r0;
-ctx.cia = (ctr as u32) & !3; ctx.gpr[0] = r0; ctx.gpr[2] = r2; ctx.gpr[12] = r12; ctx.ctr = ctr; rt.interpret_rest(ctx, entry_lr, entry_sp); return;
+ctx.cia = (ctr as u32) & !3; ctx.gpr[0] = r0; ctx.gpr[2] = r2; ctx.gpr[12] = r12; ctx.ctr = ctr; rt.jump_rest(ctx, entry_lr, entry_sp); return;
 }
 
 /// 0x00013a58
@@ -6978,7 +6978,7 @@ m.write_u64(ea as u32, v);
 r0 = u64::from(m.read_u32((r12.wrapping_add(0u64) as u32)));
 r2 = u64::from(m.read_u32((r12.wrapping_add(4u64) as u32)));
 ctr = r0;
-ctx.cia = (ctr as u32) & !3; ctx.gpr[0] = r0; ctx.gpr[2] = r2; ctx.gpr[12] = r12; ctx.ctr = ctr; rt.interpret_rest(ctx, entry_lr, entry_sp); return;
+ctx.cia = (ctr as u32) & !3; ctx.gpr[0] = r0; ctx.gpr[2] = r2; ctx.gpr[12] = r12; ctx.ctr = ctr; rt.jump_rest(ctx, entry_lr, entry_sp); return;
 }
 
 /// 0x00013a78
@@ -7001,7 +7001,7 @@ m.write_u64(ea as u32, v);
 r0 = u64::from(m.read_u32((r12.wrapping_add(0u64) as u32)));
 r2 = u64::from(m.read_u32((r12.wrapping_add(4u64) as u32)));
 ctr = r0;
-ctx.cia = (ctr as u32) & !3; ctx.gpr[0] = r0; ctx.gpr[2] = r2; ctx.gpr[12] = r12; ctx.ctr = ctr; rt.interpret_rest(ctx, entry_lr, entry_sp); return;
+ctx.cia = (ctr as u32) & !3; ctx.gpr[0] = r0; ctx.gpr[2] = r2; ctx.gpr[12] = r12; ctx.ctr = ctr; rt.jump_rest(ctx, entry_lr, entry_sp); return;
 }
 
 /// 0x00013a98
@@ -7024,7 +7024,7 @@ m.write_u64(ea as u32, v);
 r0 = u64::from(m.read_u32((r12.wrapping_add(0u64) as u32)));
 r2 = u64::from(m.read_u32((r12.wrapping_add(4u64) as u32)));
 ctr = r0;
-ctx.cia = (ctr as u32) & !3; ctx.gpr[0] = r0; ctx.gpr[2] = r2; ctx.gpr[12] = r12; ctx.ctr = ctr; rt.interpret_rest(ctx, entry_lr, entry_sp); return;
+ctx.cia = (ctr as u32) & !3; ctx.gpr[0] = r0; ctx.gpr[2] = r2; ctx.gpr[12] = r12; ctx.ctr = ctr; rt.jump_rest(ctx, entry_lr, entry_sp); return;
 }
 
 /// 0x00013ab8
@@ -7047,7 +7047,7 @@ m.write_u64(ea as u32, v);
 r0 = u64::from(m.read_u32((r12.wrapping_add(0u64) as u32)));
 r2 = u64::from(m.read_u32((r12.wrapping_add(4u64) as u32)));
 ctr = r0;
-ctx.cia = (ctr as u32) & !3; ctx.gpr[0] = r0; ctx.gpr[2] = r2; ctx.gpr[12] = r12; ctx.ctr = ctr; rt.interpret_rest(ctx, entry_lr, entry_sp); return;
+ctx.cia = (ctr as u32) & !3; ctx.gpr[0] = r0; ctx.gpr[2] = r2; ctx.gpr[12] = r12; ctx.ctr = ctr; rt.jump_rest(ctx, entry_lr, entry_sp); return;
 }
 
 /// 0x00013ad8
@@ -7070,7 +7070,7 @@ m.write_u64(ea as u32, v);
 r0 = u64::from(m.read_u32((r12.wrapping_add(0u64) as u32)));
 r2 = u64::from(m.read_u32((r12.wrapping_add(4u64) as u32)));
 ctr = r0;
-ctx.cia = (ctr as u32) & !3; ctx.gpr[0] = r0; ctx.gpr[2] = r2; ctx.gpr[12] = r12; ctx.ctr = ctr; rt.interpret_rest(ctx, entry_lr, entry_sp); return;
+ctx.cia = (ctr as u32) & !3; ctx.gpr[0] = r0; ctx.gpr[2] = r2; ctx.gpr[12] = r12; ctx.ctr = ctr; rt.jump_rest(ctx, entry_lr, entry_sp); return;
 }
 
 /// 0x00013af8
@@ -7093,7 +7093,7 @@ m.write_u64(ea as u32, v);
 r0 = u64::from(m.read_u32((r12.wrapping_add(0u64) as u32)));
 r2 = u64::from(m.read_u32((r12.wrapping_add(4u64) as u32)));
 ctr = r0;
-ctx.cia = (ctr as u32) & !3; ctx.gpr[0] = r0; ctx.gpr[2] = r2; ctx.gpr[12] = r12; ctx.ctr = ctr; rt.interpret_rest(ctx, entry_lr, entry_sp); return;
+ctx.cia = (ctr as u32) & !3; ctx.gpr[0] = r0; ctx.gpr[2] = r2; ctx.gpr[12] = r12; ctx.ctr = ctr; rt.jump_rest(ctx, entry_lr, entry_sp); return;
 }
 
 /// 0x00013b18
@@ -7116,7 +7116,7 @@ m.write_u64(ea as u32, v);
 r0 = u64::from(m.read_u32((r12.wrapping_add(0u64) as u32)));
 r2 = u64::from(m.read_u32((r12.wrapping_add(4u64) as u32)));
 ctr = r0;
-ctx.cia = (ctr as u32) & !3; ctx.gpr[0] = r0; ctx.gpr[2] = r2; ctx.gpr[12] = r12; ctx.ctr = ctr; rt.interpret_rest(ctx, entry_lr, entry_sp); return;
+ctx.cia = (ctr as u32) & !3; ctx.gpr[0] = r0; ctx.gpr[2] = r2; ctx.gpr[12] = r12; ctx.ctr = ctr; rt.jump_rest(ctx, entry_lr, entry_sp); return;
 }
 
 /// 0x00013b38
@@ -7139,7 +7139,7 @@ m.write_u64(ea as u32, v);
 r0 = u64::from(m.read_u32((r12.wrapping_add(0u64) as u32)));
 r2 = u64::from(m.read_u32((r12.wrapping_add(4u64) as u32)));
 ctr = r0;
-ctx.cia = (ctr as u32) & !3; ctx.gpr[0] = r0; ctx.gpr[2] = r2; ctx.gpr[12] = r12; ctx.ctr = ctr; rt.interpret_rest(ctx, entry_lr, entry_sp); return;
+ctx.cia = (ctr as u32) & !3; ctx.gpr[0] = r0; ctx.gpr[2] = r2; ctx.gpr[12] = r12; ctx.ctr = ctr; rt.jump_rest(ctx, entry_lr, entry_sp); return;
 }
 
 /// 0x00013b58
@@ -7162,7 +7162,7 @@ m.write_u64(ea as u32, v);
 r0 = u64::from(m.read_u32((r12.wrapping_add(0u64) as u32)));
 r2 = u64::from(m.read_u32((r12.wrapping_add(4u64) as u32)));
 ctr = r0;
-ctx.cia = (ctr as u32) & !3; ctx.gpr[0] = r0; ctx.gpr[2] = r2; ctx.gpr[12] = r12; ctx.ctr = ctr; rt.interpret_rest(ctx, entry_lr, entry_sp); return;
+ctx.cia = (ctr as u32) & !3; ctx.gpr[0] = r0; ctx.gpr[2] = r2; ctx.gpr[12] = r12; ctx.ctr = ctr; rt.jump_rest(ctx, entry_lr, entry_sp); return;
 }
 
 /// 0x00013b78
@@ -7185,7 +7185,7 @@ m.write_u64(ea as u32, v);
 r0 = u64::from(m.read_u32((r12.wrapping_add(0u64) as u32)));
 r2 = u64::from(m.read_u32((r12.wrapping_add(4u64) as u32)));
 ctr = r0;
-ctx.cia = (ctr as u32) & !3; ctx.gpr[0] = r0; ctx.gpr[2] = r2; ctx.gpr[12] = r12; ctx.ctr = ctr; rt.interpret_rest(ctx, entry_lr, entry_sp); return;
+ctx.cia = (ctr as u32) & !3; ctx.gpr[0] = r0; ctx.gpr[2] = r2; ctx.gpr[12] = r12; ctx.ctr = ctr; rt.jump_rest(ctx, entry_lr, entry_sp); return;
 }
 
 /// 0x00013b98
@@ -7208,7 +7208,7 @@ m.write_u64(ea as u32, v);
 r0 = u64::from(m.read_u32((r12.wrapping_add(0u64) as u32)));
 r2 = u64::from(m.read_u32((r12.wrapping_add(4u64) as u32)));
 ctr = r0;
-ctx.cia = (ctr as u32) & !3; ctx.gpr[0] = r0; ctx.gpr[2] = r2; ctx.gpr[12] = r12; ctx.ctr = ctr; rt.interpret_rest(ctx, entry_lr, entry_sp); return;
+ctx.cia = (ctr as u32) & !3; ctx.gpr[0] = r0; ctx.gpr[2] = r2; ctx.gpr[12] = r12; ctx.ctr = ctr; rt.jump_rest(ctx, entry_lr, entry_sp); return;
 }
 
 /// 0x00013bb8
@@ -7231,7 +7231,7 @@ m.write_u64(ea as u32, v);
 r0 = u64::from(m.read_u32((r12.wrapping_add(0u64) as u32)));
 r2 = u64::from(m.read_u32((r12.wrapping_add(4u64) as u32)));
 ctr = r0;
-ctx.cia = (ctr as u32) & !3; ctx.gpr[0] = r0; ctx.gpr[2] = r2; ctx.gpr[12] = r12; ctx.ctr = ctr; rt.interpret_rest(ctx, entry_lr, entry_sp); return;
+ctx.cia = (ctr as u32) & !3; ctx.gpr[0] = r0; ctx.gpr[2] = r2; ctx.gpr[12] = r12; ctx.ctr = ctr; rt.jump_rest(ctx, entry_lr, entry_sp); return;
 }
 
 /// 0x00013bd8
@@ -7254,7 +7254,7 @@ m.write_u64(ea as u32, v);
 r0 = u64::from(m.read_u32((r12.wrapping_add(0u64) as u32)));
 r2 = u64::from(m.read_u32((r12.wrapping_add(4u64) as u32)));
 ctr = r0;
-ctx.cia = (ctr as u32) & !3; ctx.gpr[0] = r0; ctx.gpr[2] = r2; ctx.gpr[12] = r12; ctx.ctr = ctr; rt.interpret_rest(ctx, entry_lr, entry_sp); return;
+ctx.cia = (ctr as u32) & !3; ctx.gpr[0] = r0; ctx.gpr[2] = r2; ctx.gpr[12] = r12; ctx.ctr = ctr; rt.jump_rest(ctx, entry_lr, entry_sp); return;
 }
 
 /// 0x00013bf8
@@ -7277,7 +7277,7 @@ m.write_u64(ea as u32, v);
 r0 = u64::from(m.read_u32((r12.wrapping_add(0u64) as u32)));
 r2 = u64::from(m.read_u32((r12.wrapping_add(4u64) as u32)));
 ctr = r0;
-ctx.cia = (ctr as u32) & !3; ctx.gpr[0] = r0; ctx.gpr[2] = r2; ctx.gpr[12] = r12; ctx.ctr = ctr; rt.interpret_rest(ctx, entry_lr, entry_sp); return;
+ctx.cia = (ctr as u32) & !3; ctx.gpr[0] = r0; ctx.gpr[2] = r2; ctx.gpr[12] = r12; ctx.ctr = ctr; rt.jump_rest(ctx, entry_lr, entry_sp); return;
 }
 
 /// 0x00013c18
@@ -7300,7 +7300,7 @@ m.write_u64(ea as u32, v);
 r0 = u64::from(m.read_u32((r12.wrapping_add(0u64) as u32)));
 r2 = u64::from(m.read_u32((r12.wrapping_add(4u64) as u32)));
 ctr = r0;
-ctx.cia = (ctr as u32) & !3; ctx.gpr[0] = r0; ctx.gpr[2] = r2; ctx.gpr[12] = r12; ctx.ctr = ctr; rt.interpret_rest(ctx, entry_lr, entry_sp); return;
+ctx.cia = (ctr as u32) & !3; ctx.gpr[0] = r0; ctx.gpr[2] = r2; ctx.gpr[12] = r12; ctx.ctr = ctr; rt.jump_rest(ctx, entry_lr, entry_sp); return;
 }
 
 /// 0x00013c38
@@ -7323,7 +7323,7 @@ m.write_u64(ea as u32, v);
 r0 = u64::from(m.read_u32((r12.wrapping_add(0u64) as u32)));
 r2 = u64::from(m.read_u32((r12.wrapping_add(4u64) as u32)));
 ctr = r0;
-ctx.cia = (ctr as u32) & !3; ctx.gpr[0] = r0; ctx.gpr[2] = r2; ctx.gpr[12] = r12; ctx.ctr = ctr; rt.interpret_rest(ctx, entry_lr, entry_sp); return;
+ctx.cia = (ctr as u32) & !3; ctx.gpr[0] = r0; ctx.gpr[2] = r2; ctx.gpr[12] = r12; ctx.ctr = ctr; rt.jump_rest(ctx, entry_lr, entry_sp); return;
 }
 
 /// 0x00013c58
@@ -7346,7 +7346,7 @@ m.write_u64(ea as u32, v);
 r0 = u64::from(m.read_u32((r12.wrapping_add(0u64) as u32)));
 r2 = u64::from(m.read_u32((r12.wrapping_add(4u64) as u32)));
 ctr = r0;
-ctx.cia = (ctr as u32) & !3; ctx.gpr[0] = r0; ctx.gpr[2] = r2; ctx.gpr[12] = r12; ctx.ctr = ctr; rt.interpret_rest(ctx, entry_lr, entry_sp); return;
+ctx.cia = (ctr as u32) & !3; ctx.gpr[0] = r0; ctx.gpr[2] = r2; ctx.gpr[12] = r12; ctx.ctr = ctr; rt.jump_rest(ctx, entry_lr, entry_sp); return;
 }
 
 /// 0x00013c78
@@ -7369,7 +7369,7 @@ m.write_u64(ea as u32, v);
 r0 = u64::from(m.read_u32((r12.wrapping_add(0u64) as u32)));
 r2 = u64::from(m.read_u32((r12.wrapping_add(4u64) as u32)));
 ctr = r0;
-ctx.cia = (ctr as u32) & !3; ctx.gpr[0] = r0; ctx.gpr[2] = r2; ctx.gpr[12] = r12; ctx.ctr = ctr; rt.interpret_rest(ctx, entry_lr, entry_sp); return;
+ctx.cia = (ctr as u32) & !3; ctx.gpr[0] = r0; ctx.gpr[2] = r2; ctx.gpr[12] = r12; ctx.ctr = ctr; rt.jump_rest(ctx, entry_lr, entry_sp); return;
 }
 
 /// 0x00013c98
@@ -7392,7 +7392,7 @@ m.write_u64(ea as u32, v);
 r0 = u64::from(m.read_u32((r12.wrapping_add(0u64) as u32)));
 r2 = u64::from(m.read_u32((r12.wrapping_add(4u64) as u32)));
 ctr = r0;
-ctx.cia = (ctr as u32) & !3; ctx.gpr[0] = r0; ctx.gpr[2] = r2; ctx.gpr[12] = r12; ctx.ctr = ctr; rt.interpret_rest(ctx, entry_lr, entry_sp); return;
+ctx.cia = (ctr as u32) & !3; ctx.gpr[0] = r0; ctx.gpr[2] = r2; ctx.gpr[12] = r12; ctx.ctr = ctr; rt.jump_rest(ctx, entry_lr, entry_sp); return;
 }
 
 /// 0x00013cb8
@@ -7415,7 +7415,7 @@ m.write_u64(ea as u32, v);
 r0 = u64::from(m.read_u32((r12.wrapping_add(0u64) as u32)));
 r2 = u64::from(m.read_u32((r12.wrapping_add(4u64) as u32)));
 ctr = r0;
-ctx.cia = (ctr as u32) & !3; ctx.gpr[0] = r0; ctx.gpr[2] = r2; ctx.gpr[12] = r12; ctx.ctr = ctr; rt.interpret_rest(ctx, entry_lr, entry_sp); return;
+ctx.cia = (ctr as u32) & !3; ctx.gpr[0] = r0; ctx.gpr[2] = r2; ctx.gpr[12] = r12; ctx.ctr = ctr; rt.jump_rest(ctx, entry_lr, entry_sp); return;
 }
 
 /// 0x00013cd8
@@ -7438,7 +7438,7 @@ m.write_u64(ea as u32, v);
 r0 = u64::from(m.read_u32((r12.wrapping_add(0u64) as u32)));
 r2 = u64::from(m.read_u32((r12.wrapping_add(4u64) as u32)));
 ctr = r0;
-ctx.cia = (ctr as u32) & !3; ctx.gpr[0] = r0; ctx.gpr[2] = r2; ctx.gpr[12] = r12; ctx.ctr = ctr; rt.interpret_rest(ctx, entry_lr, entry_sp); return;
+ctx.cia = (ctr as u32) & !3; ctx.gpr[0] = r0; ctx.gpr[2] = r2; ctx.gpr[12] = r12; ctx.ctr = ctr; rt.jump_rest(ctx, entry_lr, entry_sp); return;
 }
 
 /// 0x00013cf8
@@ -7461,7 +7461,7 @@ m.write_u64(ea as u32, v);
 r0 = u64::from(m.read_u32((r12.wrapping_add(0u64) as u32)));
 r2 = u64::from(m.read_u32((r12.wrapping_add(4u64) as u32)));
 ctr = r0;
-ctx.cia = (ctr as u32) & !3; ctx.gpr[0] = r0; ctx.gpr[2] = r2; ctx.gpr[12] = r12; ctx.ctr = ctr; rt.interpret_rest(ctx, entry_lr, entry_sp); return;
+ctx.cia = (ctr as u32) & !3; ctx.gpr[0] = r0; ctx.gpr[2] = r2; ctx.gpr[12] = r12; ctx.ctr = ctr; rt.jump_rest(ctx, entry_lr, entry_sp); return;
 }
 
 /// 0x00013d18
@@ -7484,7 +7484,7 @@ m.write_u64(ea as u32, v);
 r0 = u64::from(m.read_u32((r12.wrapping_add(0u64) as u32)));
 r2 = u64::from(m.read_u32((r12.wrapping_add(4u64) as u32)));
 ctr = r0;
-ctx.cia = (ctr as u32) & !3; ctx.gpr[0] = r0; ctx.gpr[2] = r2; ctx.gpr[12] = r12; ctx.ctr = ctr; rt.interpret_rest(ctx, entry_lr, entry_sp); return;
+ctx.cia = (ctr as u32) & !3; ctx.gpr[0] = r0; ctx.gpr[2] = r2; ctx.gpr[12] = r12; ctx.ctr = ctr; rt.jump_rest(ctx, entry_lr, entry_sp); return;
 }
 
 /// 0x00013d38
@@ -7507,6 +7507,6 @@ m.write_u64(ea as u32, v);
 r0 = u64::from(m.read_u32((r12.wrapping_add(0u64) as u32)));
 r2 = u64::from(m.read_u32((r12.wrapping_add(4u64) as u32)));
 ctr = r0;
-ctx.cia = (ctr as u32) & !3; ctx.gpr[0] = r0; ctx.gpr[2] = r2; ctx.gpr[12] = r12; ctx.ctr = ctr; rt.interpret_rest(ctx, entry_lr, entry_sp); return;
+ctx.cia = (ctr as u32) & !3; ctx.gpr[0] = r0; ctx.gpr[2] = r2; ctx.gpr[12] = r12; ctx.ctr = ctr; rt.jump_rest(ctx, entry_lr, entry_sp); return;
 }
 
