@@ -34,6 +34,10 @@ pub struct EmitOptions {
     /// so a caller keeps them in host registers across the call instead of
     /// reloading them. `--verify` catches a callee that breaks the rule.
     pub abi_trust: bool,
+    /// Double-precision arithmetic whose FI/FR/FPRF a later operation of
+    /// the same block overwrites uses `fpu::status_dead` (the host result
+    /// alone in the common case); `--exact-fp-status` turns it off.
+    pub fp_status_elision: bool,
 }
 
 impl Default for EmitOptions {
@@ -43,6 +47,7 @@ impl Default for EmitOptions {
             block_pcs: false,
             verify_hooks: true,
             abi_trust: true,
+            fp_status_elision: true,
         }
     }
 }
@@ -277,6 +282,43 @@ impl FnEmitter<'_> {
             let so = self.w(Reg::So);
             self.line(&format!("{ov} = {o}; {so} |= {ov};"));
         }
+    }
+
+    /// Whether the FPSCR bits FI, FR and FPRF that the floating-point
+    /// instruction `i` (at the current point) sets are overwritten, in the
+    /// same block, before anything can read them: a later instruction of
+    /// the block sets all three (an arithmetic operation, `frsp`, `fsqrt`,
+    /// `fcfid`), with nothing between that touches the FPSCR (other
+    /// floating-point operations, compares, `mffs`, `mtfs*`, `mcrfs`; moves,
+    /// loads and stores do not). The block's end, a call or a system call
+    /// counts as a read. `Rc=1` forms read the FPSCR themselves.
+    fn fp_status_dead(&self, i: Instr) -> bool {
+        use Op::*;
+        if i.rc() || !self.opts.fp_status_elision {
+            return false;
+        }
+        let (start, k) = self.point;
+        let Some(b) = self.f.blocks.get(&start) else {
+            return false;
+        };
+        if k >= b.insns.len() {
+            return false;
+        }
+        for next in &b.insns[k + 1..] {
+            let Some(n) = next.instr else {
+                return false;
+            };
+            match n.op {
+                Fadd | Fadds | Fsub | Fsubs | Fmul | Fmuls | Fdiv | Fdivs | Fmadd | Fmadds
+                | Fmsub | Fmsubs | Fnmadd | Fnmadds | Fnmsub | Fnmsubs | Fsqrt | Fsqrts | Frsp
+                | Fcfid => return true,
+                Fmr | Fneg | Fabs | Fnabs | Fsel => {}
+                Mffs | Mtfsf | Mtfsfi | Mtfsb0 | Mtfsb1 | Mcrfs | Sc => return false,
+                op if format!("{op:?}").starts_with('F') => return false,
+                _ => {}
+            }
+        }
+        false
     }
 
     fn cr1_if(&mut self, i: Instr) {
@@ -1607,17 +1649,27 @@ impl FnEmitter<'_> {
                     self.fr(rb)
                 };
                 let h = format!("{:?}", i.op).to_lowercase();
+                let m = if matches!(i.op, Fadd | Fsub | Fmul | Fdiv) && self.fp_status_dead(i) {
+                    "fpu::status_dead"
+                } else {
+                    "fpu"
+                };
                 let fpscr = self.w(Reg::Fpscr);
                 let d = self.fw(rt);
-                l!("{d} = fpu::{h}(&mut {fpscr}, {x}, {y});");
+                l!("{d} = {m}::{h}(&mut {fpscr}, {x}, {y});");
                 self.cr1_if(i);
             }
             Fsqrt | Fsqrts | Fres | Frsqrte | Frsp | Fctiw | Fctiwz | Fctid | Fctidz | Fcfid => {
                 let b = self.fr(rb);
                 let h = format!("{:?}", i.op).to_lowercase();
+                let m = if i.op == Fcfid && self.fp_status_dead(i) {
+                    "fpu::status_dead"
+                } else {
+                    "fpu"
+                };
                 let fpscr = self.w(Reg::Fpscr);
                 let d = self.fw(rt);
-                l!("{d} = fpu::{h}(&mut {fpscr}, {b});");
+                l!("{d} = {m}::{h}(&mut {fpscr}, {b});");
                 self.cr1_if(i);
             }
             Fmadd | Fmadds | Fmsub | Fmsubs | Fnmadd | Fnmadds | Fnmsub | Fnmsubs => {

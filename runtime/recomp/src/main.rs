@@ -58,6 +58,11 @@ struct LiftArgs {
     /// preserve the ABI's nonvolatile registers.
     #[arg(long)]
     no_abi_trust: bool,
+    /// Keep FI, FR and FPRF exact after every floating-point operation
+    /// (the reference), instead of leaving them out where a later operation
+    /// of the same block overwrites them.
+    #[arg(long)]
+    exact_fp_status: bool,
     /// Guest instructions per generated crate (more crates: more parallel, smaller rebuilds).
     #[arg(long, default_value_t = 30_000)]
     insns_per_crate: usize,
@@ -128,6 +133,7 @@ fn options(elf: PathBuf, out: PathBuf, l: &LiftArgs, lift_only: bool) -> BuildOp
             block_pcs: l.block_pcs,
             verify_hooks: true,
             abi_trust: !l.no_abi_trust,
+            fp_status_elision: !l.exact_fp_status,
         },
         insns_per_crate: l.insns_per_crate,
         insns_per_file: l.insns_per_file,

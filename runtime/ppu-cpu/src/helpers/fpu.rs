@@ -1140,6 +1140,90 @@ pub mod fast {
     }
 }
 
+/// Double-precision arithmetic whose FI, FR and FPRF nobody reads: the
+/// lifter uses these where a later operation in the same block overwrites
+/// those bits before anything (a call, `mffs`, a compare, the block's end)
+/// could read them. When XX is already set, the rounding mode is
+/// round-to-nearest, no exception is enabled, NI is off and the operands
+/// and the result are where no other exception can arise, the operation
+/// changes no FPSCR bit anyone sees: the host's result alone is exact.
+/// Anything else, and the `reference` and `both` modes, go to the full
+/// operation.
+pub mod status_dead {
+    use super::*;
+
+    /// FPSCR allows the quiet path: XX set, RN nearest, no enables, no NI.
+    #[inline(always)]
+    fn quiet(fpscr: u32) -> bool {
+        fpscr & (XX | RN | VE | OE | UE | ZE | XE | NI) == XX && current_impl() == Impl::Fast
+    }
+
+    /// Away from overflow and underflow (as the fast paths' `safe`).
+    #[inline(always)]
+    fn safe(x: f64) -> bool {
+        const SAFE_MIN: f64 = f64::from_bits(0x0360_0000_0000_0000);
+        const SAFE_MAX: f64 = f64::from_bits(0x7E20_0000_0000_0000);
+        (SAFE_MIN..SAFE_MAX).contains(&x.abs())
+    }
+
+    /// `fadd` with FI/FR/FPRF dead.
+    #[inline(always)]
+    pub fn fadd(fpscr: &mut u32, a: f64, b: f64) -> f64 {
+        if quiet(*fpscr) {
+            let r = a + b;
+            if a.is_finite() && b.is_finite() && r.is_finite() {
+                return r;
+            }
+        }
+        super::fadd(fpscr, a, b)
+    }
+
+    /// `fsub` with FI/FR/FPRF dead.
+    #[inline(always)]
+    pub fn fsub(fpscr: &mut u32, a: f64, b: f64) -> f64 {
+        if quiet(*fpscr) {
+            let r = a - b;
+            if a.is_finite() && b.is_finite() && r.is_finite() {
+                return r;
+            }
+        }
+        super::fsub(fpscr, a, b)
+    }
+
+    /// `fmul` with FI/FR/FPRF dead.
+    #[inline(always)]
+    pub fn fmul(fpscr: &mut u32, a: f64, b: f64) -> f64 {
+        if quiet(*fpscr) && safe(a) && safe(b) {
+            let r = a * b;
+            if safe(r) {
+                return r;
+            }
+        }
+        super::fmul(fpscr, a, b)
+    }
+
+    /// `fdiv` with FI/FR/FPRF dead.
+    #[inline(always)]
+    pub fn fdiv(fpscr: &mut u32, a: f64, b: f64) -> f64 {
+        if quiet(*fpscr) && safe(a) && safe(b) {
+            let r = a / b;
+            if safe(r) {
+                return r;
+            }
+        }
+        super::fdiv(fpscr, a, b)
+    }
+
+    /// `fcfid` with FI/FR/FPRF dead (the conversion can only be inexact).
+    #[inline(always)]
+    pub fn fcfid(fpscr: &mut u32, b: f64) -> f64 {
+        if quiet(*fpscr) {
+            return b.to_bits() as i64 as f64;
+        }
+        super::fcfid(fpscr, b)
+    }
+}
+
 /// The reference implementations (exact integer arithmetic), whatever
 /// [`current_impl`] says: what the fast paths are checked against.
 pub mod reference {
