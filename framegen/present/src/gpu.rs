@@ -5,7 +5,8 @@ use ash::vk;
 
 use crate::PresentError;
 
-fn vk_err(call: &'static str) -> impl Fn(vk::Result) -> PresentError {
+/// Maps a Vulkan error of `call` to [`PresentError::Vulkan`].
+pub(crate) fn vk_err(call: &'static str) -> impl Fn(vk::Result) -> PresentError {
     move |result| PresentError::Vulkan { call, result }
 }
 
@@ -83,19 +84,11 @@ impl OwnedImage {
                 device.destroy_image(image, None);
                 return Err(PresentError::NoMemoryType("image"));
             };
-            let memory = match device.allocate_memory(
-                &vk::MemoryAllocateInfo::default()
-                    .allocation_size(req.size)
-                    .memory_type_index(ty),
-                None,
-            ) {
+            let memory = match allocate(device, req.size, ty) {
                 Ok(m) => m,
                 Err(e) => {
                     device.destroy_image(image, None);
-                    return Err(PresentError::Vulkan {
-                        call: "vkAllocateMemory",
-                        result: e,
-                    });
+                    return Err(e);
                 }
             };
             let mut img = OwnedImage {
@@ -193,6 +186,28 @@ pub fn whole_image_copy(width: u32, height: u32) -> vk::BufferImageCopy {
     }
 }
 
+/// Allocates `size` bytes of memory type `ty` (the caller frees it, or
+/// destroys what it was for when this fails).
+///
+/// # Safety
+/// `device` must be a valid device and `ty` one of its memory types.
+unsafe fn allocate(
+    device: &ash::Device,
+    size: vk::DeviceSize,
+    ty: u32,
+) -> Result<vk::DeviceMemory, PresentError> {
+    // SAFETY: the caller's contract; the allocate info is complete.
+    unsafe {
+        device.allocate_memory(
+            &vk::MemoryAllocateInfo::default()
+                .allocation_size(size)
+                .memory_type_index(ty),
+            None,
+        )
+    }
+    .map_err(vk_err("vkAllocateMemory"))
+}
+
 /// A host-visible, host-coherent buffer, mapped for its whole life.
 pub struct HostBuffer {
     /// The buffer.
@@ -233,19 +248,11 @@ impl HostBuffer {
                 device.destroy_buffer(buffer, None);
                 return Err(PresentError::NoMemoryType("host-visible buffer"));
             };
-            let memory = match device.allocate_memory(
-                &vk::MemoryAllocateInfo::default()
-                    .allocation_size(req.size)
-                    .memory_type_index(ty),
-                None,
-            ) {
+            let memory = match allocate(device, req.size, ty) {
                 Ok(m) => m,
                 Err(e) => {
                     device.destroy_buffer(buffer, None);
-                    return Err(PresentError::Vulkan {
-                        call: "vkAllocateMemory",
-                        result: e,
-                    });
+                    return Err(e);
                 }
             };
             let mapped = device.bind_buffer_memory(buffer, memory, 0).and_then(|_| {

@@ -13,7 +13,7 @@ use framegen_pacer::{Decision, Event, Pacer, State};
 use crate::PresentError;
 use crate::colour::VideoOutSettings;
 use crate::display::{Display, DisplayInfo, Latched, PresentTag};
-use crate::gpu::{self, CommandRing, HostBuffer, OwnedImage};
+use crate::gpu::{self, CommandRing, HostBuffer, OwnedImage, vk_err};
 use crate::overlay::{self, Notification};
 use crate::scaler::Scaler;
 use crate::status::{Status, StatusCounter};
@@ -163,10 +163,6 @@ fn hist_add(h: &mut Vec<(u32, u64)>, v: u32) {
             h.sort_unstable();
         }
     }
-}
-
-fn vk_err(call: &'static str) -> impl Fn(vk::Result) -> PresentError {
-    move |result| PresentError::Vulkan { call, result }
 }
 
 /// The dump's code for a pacer state.

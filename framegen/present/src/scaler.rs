@@ -9,17 +9,13 @@ use ash::vk;
 
 use crate::PresentError;
 use crate::colour::{PushConstants, VideoOutSettings};
-use crate::gpu::{self, OwnedImage};
+use crate::gpu::{self, OwnedImage, vk_err};
 
 /// The committed SPIR-V of `shaders/present.comp` (`./x regen` rebuilds it).
 pub const PRESENT_SPV: &[u8] = include_bytes!("../spirv/present.spv");
 
 /// Most descriptor sets kept (one per game picture view seen).
 const MAX_SETS: u32 = 16;
-
-fn vk_err(call: &'static str) -> impl Fn(vk::Result) -> PresentError {
-    move |result| PresentError::Vulkan { call, result }
-}
 
 /// The pass and its output picture.
 pub struct Scaler {

@@ -125,5 +125,13 @@ fn lifted_code_matches_the_interpreter() {
         let r = run_lifted(name, &["--verify"]);
         check(name, &r);
         assert!(r.stderr.contains("no difference"), "{name}: {}", r.stderr);
+        // The program's imports were checked too, not only its functions.
+        let hle: u64 = r
+            .stderr
+            .split(" system calls and ")
+            .nth(1)
+            .and_then(|t| t.split(' ').next()?.parse().ok())
+            .unwrap_or_else(|| panic!("{name}: no verifier summary in {}", r.stderr));
+        assert!(hle > 0, "{name}: no HLE call verified: {}", r.stderr);
     }
 }

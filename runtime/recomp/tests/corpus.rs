@@ -175,6 +175,11 @@ fn corpus_output_is_identical_under_qemu_the_interpreter_and_lifted_code() {
         .lines()
         .find_map(|l| l.split(" times, ").nth(1)?.split(' ').next()?.parse().ok())
         .unwrap_or_else(|| panic!("no interpreter statistics in:\n{err}"));
+    // ... and it names where the interpreter ran.
+    assert!(
+        err.contains(":   from 0x"),
+        "no interpreter sites in:\n{err}"
+    );
     assert!(
         interpreted < 60_000,
         "{interpreted} instructions interpreted on `lua text`:\n{err}"

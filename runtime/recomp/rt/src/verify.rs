@@ -32,6 +32,7 @@ pub struct Verifier {
     matched: bool,
     events: u64,
     syscalls: u64,
+    hle_calls: u64,
     steps: u64,
 }
 
@@ -76,6 +77,7 @@ impl Verifier {
             matched: false,
             events: 0,
             syscalls: 0,
+            hle_calls: 0,
             steps: 0,
         };
         v.sctx.reservation = Default::default();
@@ -86,8 +88,8 @@ impl Verifier {
     /// What was checked.
     pub fn summary(&self) -> String {
         format!(
-            "verify: {} function entries and {} system and HLE calls checked against the interpreter ({} instructions interpreted); no difference",
-            self.events, self.syscalls, self.steps
+            "verify: {} function entries, {} system calls and {} HLE calls checked against the interpreter ({} instructions interpreted); no difference",
+            self.events, self.syscalls, self.hle_calls, self.steps
         )
     }
 
@@ -241,7 +243,9 @@ impl Verifier {
         pc: u32,
     ) -> Result<(), String> {
         self.advance(pc, true)?;
-        self.check_all(mem, ctx, pc, &format!("at the system call at {pc:#010x}"))
+        self.check_all(mem, ctx, pc, &format!("at the system call at {pc:#010x}"))?;
+        self.syscalls += 1;
+        Ok(())
     }
 
     /// The lifted side is about to run the HLE function (an import's
@@ -261,7 +265,9 @@ impl Verifier {
             ctx,
             addr,
             &format!("at the call of the HLE function at {addr:#010x}"),
-        )
+        )?;
+        self.hle_calls += 1;
+        Ok(())
     }
 
     /// Compares every register and all mapped memory (before a call into
@@ -280,7 +286,6 @@ impl Verifier {
         if let Some(d) = self.diff_memory(mem) {
             return Err(self.report("", at, d));
         }
-        self.syscalls += 1;
         self.last_event = pc;
         Ok(())
     }
