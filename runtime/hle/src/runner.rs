@@ -111,6 +111,7 @@ pub fn start_lifted(
     let mem: &'static guest_mem::GuestMemory = Box::leak(Box::new(
         lv2::process::new_memory(&*platform).map_err(|e| at(&format!("guest memory: {e}")))?,
     ));
+    recomp_rt::ops::supports(mem.mode()).map_err(|e| at(&e))?;
     let loaded = image.load(mem).map_err(|e| at(&e))?;
     let hle = HleRuntime::new(opts.hooks);
     let mut args = vec!["/app_home/EBOOT.BIN".to_owned()];

@@ -1097,3 +1097,24 @@ fn written_gprs(i: Instr) -> Vec<usize> {
         _ => vec![i.rt(), i.ra()],
     }
 }
+
+/// Whether any word of `image`'s code could set XER\[SO\] (an `OE=1`
+/// arithmetic form or `mtxer`). When none can, the summary overflow bit is
+/// 0 for the whole run and lifted code uses the constant (the interpreter,
+/// running the same code, never sets it either). Every word of every
+/// executable segment is decoded, data in code included, so the answer
+/// errs towards yes.
+pub fn may_set_summary_overflow(image: &Image) -> bool {
+    use ppu_isa::{Flags, decode, spr};
+    image.code_ranges().into_iter().any(|(lo, hi)| {
+        (lo..hi).step_by(4).any(|a| {
+            image
+                .read_u32(a)
+                .and_then(|w| decode(w).ok())
+                .is_some_and(|i| match i.op {
+                    Op::Mtspr => i.spr() == spr::XER,
+                    op => op.flags() == Flags::OeRc && i.oe(),
+                })
+        })
+    })
+}

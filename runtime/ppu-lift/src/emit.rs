@@ -52,12 +52,41 @@ impl Default for EmitOptions {
     }
 }
 
-/// How the emitter calls another lifted function.
+/// How the emitter calls another lifted function, and what it knows about
+/// the whole program.
 pub trait Callees {
     /// The Rust expression that calls the lifted function at `entry` with
     /// `ctx` and `rt`, from the file being emitted (`None`: it is not
     /// lifted; the call goes through the runtime).
     fn call(&mut self, entry: u32) -> Option<String>;
+
+    /// Whether the function at `entry` reads only what the ABI gives it
+    /// (no volatile register that carries no argument), so a call writes
+    /// back only its possible inputs (with `EmitOptions::abi_trust`).
+    fn abi_entry(&self, entry: u32) -> bool {
+        let _ = entry;
+        true
+    }
+
+    /// Whether some caller of the function at `entry` reads volatile
+    /// registers after the call, so its returns write back everything.
+    fn exact_return(&self, entry: u32) -> bool {
+        let _ = entry;
+        false
+    }
+
+    /// Whether no instruction of the program can set XER\[SO\]
+    /// ([`crate::analysis::may_set_summary_overflow`]): reads of it are
+    /// the constant 0.
+    fn summary_overflow_never_set(&self) -> bool {
+        false
+    }
+
+    /// Whether the program runs one guest thread for certain (a Linux test
+    /// program): its stores need not notice other threads' reservations.
+    fn single_thread(&self) -> bool {
+        false
+    }
 }
 
 /// The symbol of the lifted function at `entry`.
@@ -129,26 +158,74 @@ impl Reg {
 
 /// Emits one function; returns its Rust source.
 pub fn emit_function(f: &Func, callees: &mut dyn Callees, opts: &EmitOptions) -> String {
-    let mut e = FnEmitter {
-        f,
-        opts,
-        callees,
-        regs: Regs::default(),
-        out: String::new(),
-        heads: BTreeSet::new(),
-        index: BTreeMap::new(),
-        queue: VecDeque::new(),
-        needs_loop: false,
-        needs_entry: false,
-        cfg: None,
-        cur: 0,
-        flow: None,
-        point: (0, 0),
-        trace: None,
-    };
+    let mut e = FnEmitter::new(f, callees, opts);
     e.dataflow();
     e.body();
     e.finish()
+}
+
+/// What trusting the ABI at calls needs to know about one function, from
+/// its own code (see `EmitOptions::abi_trust` and [`Callees`]).
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct AbiProfile {
+    /// It reads a volatile register that carries no argument before
+    /// writing it (millicode such as `_savegpr0_*` reads r0 or r12).
+    pub reads_dead_at_entry: bool,
+    /// The callees after whose return it reads a volatile register that
+    /// carries no result (`None`: through an indirect call).
+    pub reads_dead_after: Vec<Option<u32>>,
+    /// The functions it tail-calls (they return to its callers).
+    pub tail_calls: Vec<u32>,
+}
+
+/// The ABI profile of `f`.
+pub fn abi_profile(f: &Func, opts: &EmitOptions) -> AbiProfile {
+    struct NoCallees;
+    impl Callees for NoCallees {
+        fn call(&mut self, _: u32) -> Option<String> {
+            None
+        }
+    }
+    let mut callees = NoCallees;
+    let mut e = FnEmitter::new(f, &mut callees, opts);
+    let items = e.traces();
+    let live_in = read_before_write(f, &items);
+    let mut p = AbiProfile {
+        reads_dead_at_entry: live_in
+            .get(&f.entry)
+            .is_some_and(|l| l.iter().any(|r| abi_entry_dead(*r))),
+        ..AbiProfile::default()
+    };
+    for b in f.blocks.values() {
+        let after = |next: &Edge| match next {
+            Edge::Block(n) => live_in
+                .get(n)
+                .is_some_and(|l| l.iter().any(|r| abi_exit_dead(*r))),
+            _ => false,
+        };
+        match &b.term {
+            Term::Call { target, next, .. } | Term::CondCall { target, next, .. } => {
+                if after(next) {
+                    p.reads_dead_after.push(Some(*target));
+                }
+            }
+            Term::IndirectCall { next, .. } => {
+                if after(next) {
+                    p.reads_dead_after.push(None);
+                }
+            }
+            Term::Fall(Edge::TailCall(t)) | Term::Jump(Edge::TailCall(t)) => p.tail_calls.push(*t),
+            Term::Cond { taken, fall, .. } => {
+                for e in [taken, fall] {
+                    if let Edge::TailCall(t) = e {
+                        p.tail_calls.push(*t);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    p
 }
 
 struct FnEmitter<'a> {
@@ -173,6 +250,10 @@ struct FnEmitter<'a> {
     point: (u32, usize),
     /// Register use of the instruction being traced (the dataflow pre-pass).
     trace: Option<Trace>,
+    /// With ABI trust: per `mfcr`/`mfocrf` point, the volatile CR bits that
+    /// may have been written since the entry or the last call (the others
+    /// hold nothing the ABI gives meaning, and read as 0).
+    cr_reached: Option<BTreeMap<(u32, usize), BTreeSet<usize>>>,
 }
 
 /// The point of a block's terminator.
@@ -189,6 +270,8 @@ struct Trace {
     flush: bool,
     /// It reloads the context (the interpreter ran it).
     reload: bool,
+    /// It is `mfcr` or `mfocrf`.
+    mfcr: bool,
 }
 
 /// Per point: the locals to write back to the context (those written since
@@ -202,10 +285,36 @@ struct Flow {
 /// How deep blocks nest inline before one becomes a match arm of its own.
 const MAX_INLINE_DEPTH: usize = 24;
 
+impl<'a> FnEmitter<'a> {
+    fn new(f: &'a Func, callees: &'a mut dyn Callees, opts: &'a EmitOptions) -> FnEmitter<'a> {
+        FnEmitter {
+            f,
+            opts,
+            callees,
+            regs: Regs::default(),
+            out: String::new(),
+            heads: BTreeSet::new(),
+            index: BTreeMap::new(),
+            queue: VecDeque::new(),
+            needs_loop: false,
+            needs_entry: false,
+            cfg: None,
+            cur: 0,
+            flow: None,
+            point: (0, 0),
+            trace: None,
+            cr_reached: None,
+        }
+    }
+}
+
 impl FnEmitter<'_> {
     // ------------------------------------------------------- registers --
 
     fn r(&mut self, r: Reg) -> String {
+        if r == Reg::So && self.callees.summary_overflow_never_set() {
+            return "0u8".into();
+        }
         self.regs.used.insert(r);
         if let Some(t) = &mut self.trace
             && !t.defs.contains(&r)
@@ -358,6 +467,13 @@ impl FnEmitter<'_> {
 
     /// Statements that write back what the context lacks at this point.
     fn flush_code(&mut self) -> String {
+        self.flush_code_for(Exit::Exact)
+    }
+
+    /// Statements that write back what the context lacks at this point, for
+    /// an exit of `kind` (with ABI trust, a call or a return leaves out
+    /// what the ABI gives no meaning there).
+    fn flush_code_for(&mut self, kind: Exit) -> String {
         if let Some(t) = &mut self.trace {
             t.flush = true;
             return String::new();
@@ -372,7 +488,9 @@ impl FnEmitter<'_> {
             .unwrap_or_else(|| self.regs.written.clone());
         let mut s = String::new();
         for r in set {
-            let _ = write!(s, "{} = {}; ", r.field(), r.local());
+            if kind.writes_back(r, self.opts.abi_trust) {
+                let _ = write!(s, "{} = {}; ", r.field(), r.local());
+            }
         }
         s
     }
@@ -402,9 +520,34 @@ impl FnEmitter<'_> {
         let c = self.flush_code();
         self.line(&c);
     }
+    /// The write-back before a call (or, `tail`, a tail call) to `callee`
+    /// (`None`: through the runtime): everything when the callee reads
+    /// volatile registers that carry no argument, or when a tail call
+    /// returns to a caller that reads them.
+    fn flush_call(&mut self, callee: Option<u32>, tail: bool) {
+        let kind = if callee.is_none_or(|t| self.callees.abi_entry(t))
+            && !(tail && self.callees.exact_return(self.f.entry))
+        {
+            Exit::Call
+        } else {
+            Exit::Exact
+        };
+        let c = self.flush_code_for(kind);
+        self.line(&c);
+    }
     fn reload(&mut self) {
         let c = self.reload_code();
         self.line(&c);
+    }
+
+    /// The kind of this function's returns: exact when a caller reads
+    /// volatile registers after calling it.
+    fn return_exit(&self) -> Exit {
+        if self.callees.exact_return(self.f.entry) {
+            Exit::Exact
+        } else {
+            Exit::Return
+        }
     }
 
     fn arm_index(&mut self, b: u32) -> u32 {
@@ -441,13 +584,14 @@ impl FnEmitter<'_> {
                 }
             }
             Edge::TailCall(t) => {
-                self.flush();
+                self.flush_call(Some(t), true);
                 let call = self.call_expr(t);
                 self.line(&format!("{call}; return;"));
             }
             Edge::Return => {
                 let lr = self.r(Reg::Lr);
-                let fl = self.flush_code();
+                let kind = self.return_exit();
+                let fl = self.flush_code_for(kind);
                 self.line(&format!("ctx.cia = ({lr} as u32) & !3; {fl}return;"));
             }
             Edge::Indirect => {
@@ -530,7 +674,8 @@ impl FnEmitter<'_> {
                 self.line(&format!("if {c} {{"));
                 match taken {
                     Edge::Return => {
-                        let fl = self.flush_code();
+                        let kind = self.return_exit();
+                        let fl = self.flush_code_for(kind);
                         self.line(&format!("ctx.cia = target; {fl}return;"));
                     }
                     Edge::Indirect => {
@@ -549,7 +694,7 @@ impl FnEmitter<'_> {
                 let ret = insn.pc.wrapping_add(4);
                 let lr = self.w(Reg::Lr);
                 self.line(&format!("{lr} = {ret:#x};"));
-                self.flush();
+                self.flush_call(Some(target), false);
                 let call = self.call_expr(target);
                 self.line(&format!(
                     "let sp = ctx.gpr[1]; {call}; if ctx.cia != {ret:#x} || ctx.gpr[1] != sp {{ return; }}"
@@ -564,7 +709,7 @@ impl FnEmitter<'_> {
                 let lr = self.w(Reg::Lr);
                 self.line(&format!("let taken = {c}; {lr} = {ret:#x};"));
                 self.line("if taken {");
-                self.flush();
+                self.flush_call(Some(target), false);
                 let call = self.call_expr(target);
                 self.line(&format!(
                     "let sp = ctx.gpr[1]; {call}; if ctx.cia != {ret:#x} || ctx.gpr[1] != sp {{ return; }}"
@@ -593,7 +738,7 @@ impl FnEmitter<'_> {
                 if !always {
                     self.line("if taken {");
                 }
-                self.flush();
+                self.flush_call(None, false);
                 self.line(&format!(
                     "let sp = ctx.gpr[1]; rt.call(ctx, target); if ctx.cia != {ret:#x} || ctx.gpr[1] != sp {{ return; }}"
                 ));
@@ -604,26 +749,79 @@ impl FnEmitter<'_> {
                 self.edge(next, depth);
             }
             Term::Return(_) => self.edge(Edge::Return, depth),
-            Term::Switch { ref targets, .. } => {
+            Term::Switch { insn, ref targets } => {
                 let ctr = self.r(Reg::Ctr);
-                self.line(&format!("match ({ctr} as u32) & !3 {{"));
-                for &t in targets {
-                    if self.cfg.is_some() && self.f.blocks.contains_key(&t) {
-                        self.line(&format!("{t:#x} => {{"));
-                        let (to, sel) = self.cfg.as_ref().expect("checked").target(self.cur, t);
-                        self.branch_sel(to, sel);
+                self.line(&format!("let t = ({ctr} as u32) & !3;"));
+                // When every target is one value of `ent` (entries of one
+                // dispatch node) or of `blk` (the state machine), the table
+                // holds that value and one branch follows: one host jump.
+                let inside = targets.iter().all(|t| self.f.blocks.contains_key(t));
+                let mut via: Option<(String, Vec<u32>, Option<usize>)> = None;
+                if inside && let Some(cfg) = &self.cfg {
+                    let ts: Vec<(usize, Option<u32>)> =
+                        targets.iter().map(|&t| cfg.target(self.cur, t)).collect();
+                    if ts.iter().all(|&(to, sel)| to == ts[0].0 && sel.is_some()) {
+                        let values = ts.iter().map(|&(_, sel)| sel.expect("checked")).collect();
+                        via = Some(("ent".into(), values, Some(ts[0].0)));
+                    }
+                } else if inside && self.cfg.is_none() {
+                    let values = targets
+                        .iter()
+                        .map(|&t| {
+                            self.heads.insert(t);
+                            self.arm_index(t)
+                        })
+                        .collect();
+                    self.needs_loop = true;
+                    via = Some(("blk".into(), values, None));
+                }
+                let values: Vec<u32> = match &via {
+                    Some((_, v, _)) => v.clone(),
+                    None => (0..targets.len() as u32).collect(),
+                };
+                let dense = switch_table(targets, &values, insn.pc);
+                match (&dense, &via) {
+                    (Some(table), Some((var, _, to))) => {
+                        self.line(&table.decl);
+                        self.line(&format!("match {} {{", table.index("t")));
+                        self.line(&format!("v @ 1.. => {{ {var} = u32::from(v) - 1;"));
+                        match to {
+                            Some(to) => self.branch(*to),
+                            None => self.line("continue;"),
+                        }
                         self.line("}");
-                    } else if self.f.blocks.contains_key(&t) {
-                        self.heads.insert(t);
-                        let idx = self.arm_index(t);
-                        self.needs_loop = true;
-                        self.line(&format!("{t:#x} => {{ blk = {idx}; continue; }}"));
+                    }
+                    _ => {
+                        if let Some(table) = &dense {
+                            self.line(&table.decl);
+                            self.line(&format!("match {} {{", table.index("t")));
+                        } else {
+                            self.line("match t {");
+                        }
+                        for (k, &t) in targets.iter().enumerate() {
+                            let key = match &dense {
+                                Some(_) => format!("{}", values[k] + 1),
+                                None => format!("{t:#x}"),
+                            };
+                            if self.cfg.is_some() && self.f.blocks.contains_key(&t) {
+                                self.line(&format!("{key} => {{"));
+                                let (to, sel) =
+                                    self.cfg.as_ref().expect("checked").target(self.cur, t);
+                                self.branch_sel(to, sel);
+                                self.line("}");
+                            } else if self.f.blocks.contains_key(&t) {
+                                self.heads.insert(t);
+                                let idx = self.arm_index(t);
+                                self.needs_loop = true;
+                                self.line(&format!("{key} => {{ blk = {idx}; continue; }}"));
+                            }
+                        }
                     }
                 }
                 self.needs_entry = true;
                 let fl = self.flush_code();
                 self.line(&format!(
-                    "t => {{ ctx.cia = t; {fl}rt.jump_rest(ctx, entry_lr, entry_sp); return; }}"
+                    "_ => {{ ctx.cia = t; {fl}rt.jump_rest(ctx, entry_lr, entry_sp); return; }}"
                 ));
                 self.line("}");
             }
@@ -733,7 +931,19 @@ impl FnEmitter<'_> {
     /// are live (read later) and which are dirty (written since the context
     /// last had them) at each point, so calls write back and reload only
     /// what they must.
-    fn dataflow(&mut self) {
+    /// Every instruction's register use, per block; with ABI trust, `mfcr`
+    /// reads only the volatile CR bits that may hold something (see
+    /// `cr_reached`), which takes a second pass.
+    fn traces(&mut self) -> BTreeMap<u32, Vec<Trace>> {
+        let items = self.trace_pass();
+        if !self.opts.abi_trust || !items.values().flatten().any(|t| t.mfcr) {
+            return items;
+        }
+        self.cr_reached = Some(cr_reached(self.f, &items));
+        self.trace_pass()
+    }
+
+    fn trace_pass(&mut self) -> BTreeMap<u32, Vec<Trace>> {
         let saved_out = std::mem::take(&mut self.out);
         let mut items: BTreeMap<u32, Vec<Trace>> = BTreeMap::new();
         for (&start, b) in &self.f.blocks {
@@ -748,6 +958,41 @@ impl FnEmitter<'_> {
         }
         self.out = saved_out;
         self.out.clear();
+        items
+    }
+
+    /// The exits `term` takes out of lifted code, with what the callees
+    /// need: a call to a function that reads volatile registers carrying no
+    /// argument, and the return of a function whose callers read volatile
+    /// registers after it, write back everything.
+    fn exits(&self, term: &Term) -> Vec<Exit> {
+        let mut v = term_exits(term, self.f);
+        if !self.opts.abi_trust {
+            return v;
+        }
+        let (callee, tail) = match *term {
+            Term::Call { target, .. } | Term::CondCall { target, .. } => (Some(target), false),
+            Term::Fall(Edge::TailCall(t)) | Term::Jump(Edge::TailCall(t)) => (Some(t), true),
+            Term::Cond { taken, fall, .. } => match (taken, fall) {
+                (Edge::TailCall(t), _) | (_, Edge::TailCall(t)) => (Some(t), true),
+                _ => (None, false),
+            },
+            _ => (None, false),
+        };
+        let exact_return = self.callees.exact_return(self.f.entry);
+        let abi_callee = callee.is_none_or(|t| self.callees.abi_entry(t));
+        for k in &mut v {
+            if (*k == Exit::Call && (!abi_callee || (tail && exact_return)))
+                || (*k == Exit::Return && exact_return)
+            {
+                *k = Exit::Exact;
+            }
+        }
+        v
+    }
+
+    fn dataflow(&mut self) {
+        let items = self.traces();
         let all: BTreeSet<Reg> = self.regs.used.clone();
         let f = self.f;
         let edge_block = |e: Edge| match e {
@@ -804,6 +1049,13 @@ impl FnEmitter<'_> {
             changed = false;
             for (&start, b) in f.blocks.iter().rev() {
                 let (tu, _td, call_next) = term_regs(&b.term);
+                // After a callee whose callers read volatile registers, reload them.
+                let dead_after = match b.term {
+                    Term::Call { target, .. } | Term::CondCall { target, .. } => {
+                        !self.callees.exact_return(target)
+                    }
+                    _ => true,
+                };
                 let conditional_call = match &b.term {
                     Term::CondCall { next, .. } => Some(*next),
                     Term::IndirectCall { insn, next }
@@ -814,18 +1066,26 @@ impl FnEmitter<'_> {
                     _ => None,
                 };
                 if let Some(next) = &conditional_call {
-                    let after = edge_block(*next)
+                    let mut after = edge_block(*next)
                         .map(|n| live_in[&n].clone())
                         .unwrap_or_default();
+                    if self.opts.abi_trust && dead_after {
+                        after.retain(|r| !abi_exit_dead(*r));
+                    }
                     reload.insert((start, TERM), after);
                 }
                 let trust = self.opts.abi_trust
                     && matches!(b.term, Term::Call { .. } | Term::IndirectCall { .. });
                 let mut live: BTreeSet<Reg> = match call_next {
                     Some(next) => {
-                        let after = edge_block(next)
+                        let mut after = edge_block(next)
                             .map(|n| live_in[&n].clone())
                             .unwrap_or_default();
+                        if trust && dead_after {
+                            // Dead after a call by the ABI: neither reloaded
+                            // nor kept.
+                            after.retain(|r| !abi_exit_dead(*r));
+                        }
                         let (kept, reloaded): (BTreeSet<Reg>, BTreeSet<Reg>) =
                             after.into_iter().partition(|r| trust && preserved(*r));
                         reload.insert((start, TERM), reloaded);
@@ -845,8 +1105,11 @@ impl FnEmitter<'_> {
                 // Every write-back reads the locals it writes, so a local that
                 // may be written back later is live (and reloaded after a call,
                 // so the write-back never stores a stale value).
-                if term_writes_back(&b.term, f) {
-                    live.extend(flush.get(&(start, TERM)).into_iter().flatten().copied());
+                let exits = self.exits(&b.term);
+                for &r in flush.get(&(start, TERM)).into_iter().flatten() {
+                    if exits.iter().any(|k| k.writes_back(r, self.opts.abi_trust)) {
+                        live.insert(r);
+                    }
                 }
                 for (k, t) in items[&start].iter().enumerate().rev() {
                     if t.reload {
@@ -978,7 +1241,11 @@ impl FnEmitter<'_> {
             "pub fn {}(ctx: &mut PpuContext, rt: &Rt) {{",
             symbol(f.entry)
         );
-        s.push_str("let m = rt.view();\n");
+        if self.callees.single_thread() {
+            s.push_str("let m = rt.view().single_threaded();\n");
+        } else {
+            s.push_str("let m = rt.view();\n");
+        }
         if self.needs_entry {
             s.push_str("let entry_lr = ctx.lr; let entry_sp = ctx.gpr[1];\n");
         }
@@ -1201,6 +1468,9 @@ impl FnEmitter<'_> {
                 self.record_if(i, &d);
             }
             // ------------------------------------------------ logical
+            // `nop` (`ori 0,0,0`, the TOC-restore slot after each call) reads
+            // and writes nothing.
+            Ori if rt == 0 && ra == 0 && i.uimm() == 0 => {}
             Andi | Andis | Ori | Oris | Xori | Xoris => {
                 let s = self.g(rt);
                 let (opr, imm) = match i.op {
@@ -1216,6 +1486,12 @@ impl FnEmitter<'_> {
                 if matches!(i.op, Andi | Andis) {
                     self.record(&d);
                 }
+            }
+            // `xor r,s,s` reads nothing.
+            Xor if rt == rb => {
+                let d = self.gw(ra);
+                l!("{d} = 0;");
+                self.record_if(i, &d);
             }
             And | Andc | Or | Orc | Xor | Nand | Nor | Eqv | Slw | Srw | Sld | Srd => {
                 let (s, b) = (self.g(rt), self.g(rb));
@@ -1328,6 +1604,11 @@ impl FnEmitter<'_> {
                 self.record_if(i, &d);
             }
             // ------------------------------------------------ CR logic
+            // `crclr`/`crset` (crxor/creqv of a bit with itself) read nothing.
+            Crxor | Creqv if ra == rb => {
+                let d = self.w(Reg::C(rt));
+                l!("{d} = {};", u8::from(i.op == Creqv));
+            }
             Crand | Crandc | Cror | Crorc | Crxor | Crnand | Crnor | Creqv => {
                 let (a, b) = (self.r(Reg::C(ra)), self.r(Reg::C(rb)));
                 let e = match i.op {
@@ -1352,6 +1633,9 @@ impl FnEmitter<'_> {
                 }
             }
             Mfcr | Mfocrf => {
+                if let Some(t) = &mut self.trace {
+                    t.mfcr = true;
+                }
                 let mask: u32 = if i.op == Mfcr {
                     u32::MAX
                 } else {
@@ -1361,8 +1645,15 @@ impl FnEmitter<'_> {
                         .fold(0, |a, b| a | b)
                 };
                 let mut terms = Vec::new();
+                let reached = self
+                    .cr_reached
+                    .as_ref()
+                    .and_then(|m| m.get(&self.point))
+                    .cloned();
                 for bit in 0..32 {
-                    if mask & (1 << (31 - bit)) != 0 {
+                    let meaningless = abi_entry_dead(Reg::C(bit))
+                        && reached.as_ref().is_some_and(|r| !r.contains(&bit));
+                    if mask & (1 << (31 - bit)) != 0 && !meaningless {
                         let c = self.r(Reg::C(bit));
                         terms.push(format!("(u64::from({c}) << {})", 31 - bit));
                     }
@@ -1771,6 +2062,11 @@ impl FnEmitter<'_> {
                 l!("{d} = {b}.0 as u32;");
             }
             // ------------------------------------------------ VMX arithmetic
+            // `vxor v,a,a` (the usual way to clear a register) reads nothing.
+            Vxor if i.ra() == i.rb() => {
+                let d = self.vw(rt);
+                l!("{d} = V128(0);");
+            }
             op if vmx_kind(op).is_some() => self.vmx(i, vmx_kind(op).expect("checked")),
             // ------------------------------------------------ the rest: the interpreter, in place
             _ => self.via_interp(insn),
@@ -2011,28 +2307,242 @@ fn shape(succ: &[Vec<(u32, usize, Option<u32>)>]) -> Shape {
 
 /// Whether a terminator writes locals back on some path (a call, a
 /// return, a jump out of lifted code).
-fn term_writes_back(t: &Term, f: &Func) -> bool {
-    let out = |e: &Edge| !matches!(e, Edge::Block(b) if f.blocks.contains_key(b));
+/// A jump table's dense index: a static array over the targets' address
+/// range, one entry per instruction, holding 1 + the target's value (its
+/// position in the table, or the block or dispatch entry it leads to; 0:
+/// not a target). A `match` on the entry compiles to one host
+/// jump table; a `match` on the sparse target addresses would be a
+/// binary search of compares.
+struct SwitchTable {
+    /// The array's declaration.
+    decl: String,
+    /// Its name.
+    name: String,
+    /// The lowest target.
+    lo: u32,
+}
+
+/// Most entries a dense switch index may have.
+const MAX_SWITCH_SPAN: u32 = 1 << 16;
+/// Fewest targets for which a dense index pays.
+const MIN_SWITCH_TARGETS: usize = 5;
+
+impl SwitchTable {
+    /// The expression reading the index for the target address in `t`.
+    fn index(&self, t: &str) -> String {
+        format!(
+            "{}.get(({t}.wrapping_sub({:#x}) >> 2) as usize).copied().unwrap_or(0)",
+            self.name, self.lo
+        )
+    }
+}
+
+/// The dense index of the jump table with `targets` (in table order, no
+/// duplicates) whose `bctr` is at `pc`, each target's entry holding 1 + its
+/// value in `values`, when one is worth it.
+fn switch_table(targets: &[u32], values: &[u32], pc: u32) -> Option<SwitchTable> {
+    let lo = *targets.iter().min()?;
+    let hi = *targets.iter().max()?;
+    let span = (hi - lo) / 4 + 1;
+    let top = values.iter().copied().max()?;
+    if targets.len() < MIN_SWITCH_TARGETS || span > MAX_SWITCH_SPAN || top >= 0xffff {
+        return None;
+    }
+    let mut slots = vec![0u32; span as usize];
+    for (&t, &v) in targets.iter().zip(values) {
+        slots[((t - lo) / 4) as usize] = v + 1;
+    }
+    let ty = if top < 255 { "u8" } else { "u16" };
+    let name = format!("SWITCH_{pc:08X}");
+    let body: Vec<String> = slots.iter().map(|v| v.to_string()).collect();
+    let decl = format!("static {name}: [{ty}; {span}] = [{}];", body.join(","));
+    Some(SwitchTable { decl, name, lo })
+}
+
+/// Per `mfcr`/`mfocrf` point of `f` (`items`: each block's traced
+/// instructions), the volatile CR bits that may have been written since the
+/// entry or the last call returned (a system call or the interpreter may
+/// write all of them).
+fn cr_reached(
+    f: &Func,
+    items: &BTreeMap<u32, Vec<Trace>>,
+) -> BTreeMap<(u32, usize), BTreeSet<usize>> {
+    let volatile = |r: &Reg| match *r {
+        Reg::C(n) if abi_entry_dead(*r) => Some(n),
+        _ => None,
+    };
+    let all: BTreeSet<usize> = (0..32).filter(|&n| abi_entry_dead(Reg::C(n))).collect();
+    let mut at_in: BTreeMap<u32, BTreeSet<usize>> =
+        f.blocks.keys().map(|&b| (b, BTreeSet::new())).collect();
+    let mut points = BTreeMap::new();
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for (&start, b) in &f.blocks {
+            let mut w = at_in[&start].clone();
+            for (k, t) in items[&start].iter().enumerate() {
+                if t.mfcr {
+                    points.insert((start, k), w.clone());
+                }
+                if t.reload {
+                    w.clone_from(&all);
+                }
+                w.extend(t.defs.iter().filter_map(volatile));
+            }
+            let (_, td, _) = term_regs(&b.term);
+            w.extend(td.iter().filter_map(volatile));
+            match &b.term {
+                Term::Call { .. } => w.clear(),
+                Term::IndirectCall { insn, .. }
+                    if insn.instr.is_some_and(|i| i.bo() & 0x14 == 0x14) =>
+                {
+                    w.clear()
+                }
+                Term::Syscall { .. } => w.clone_from(&all),
+                _ => {}
+            }
+            for t in successors(b) {
+                if let Some(i) = at_in.get_mut(&t) {
+                    let before = i.len();
+                    i.extend(w.iter().copied());
+                    changed |= i.len() != before;
+                }
+            }
+        }
+    }
+    points
+}
+
+/// Per block, the registers read before they are written, from its start on, by the
+/// instructions and branches themselves (`items`: each block's traced
+/// instructions): what a caller must have set. Calls and system calls read
+/// nothing here and clobber what the ABI says they may; write-backs read
+/// nothing.
+fn read_before_write(f: &Func, items: &BTreeMap<u32, Vec<Trace>>) -> BTreeMap<u32, BTreeSet<Reg>> {
+    let mut live_in: BTreeMap<u32, BTreeSet<Reg>> =
+        f.blocks.keys().map(|&b| (b, BTreeSet::new())).collect();
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for (&start, b) in f.blocks.iter().rev() {
+            let mut live: BTreeSet<Reg> = successors(b)
+                .into_iter()
+                .filter_map(|t| live_in.get(&t).cloned())
+                .flatten()
+                .collect();
+            if matches!(
+                b.term,
+                Term::Call { .. }
+                    | Term::CondCall { .. }
+                    | Term::IndirectCall { .. }
+                    | Term::Syscall { .. }
+            ) {
+                live.retain(|r| !abi_exit_dead(*r));
+            }
+            let (tu, td, _) = term_regs(&b.term);
+            for d in &td {
+                live.remove(d);
+            }
+            live.extend(tu);
+            for t in items[&start].iter().rev() {
+                for d in &t.defs {
+                    live.remove(d);
+                }
+                live.extend(t.uses.iter().copied());
+            }
+            if live_in[&start] != live {
+                live_in.insert(start, live);
+                changed = true;
+            }
+        }
+    }
+    live_in
+}
+
+/// The exits a terminator takes out of lifted code (each writes back the
+/// dirty registers its kind needs); none when all its edges stay inside.
+fn term_exits(t: &Term, f: &Func) -> Vec<Exit> {
+    let edge = |e: &Edge| match e {
+        Edge::Block(b) if f.blocks.contains_key(b) => None,
+        Edge::Block(_) | Edge::Indirect => Some(Exit::Exact),
+        Edge::TailCall(_) => Some(Exit::Call),
+        Edge::Return => Some(Exit::Return),
+    };
     match t {
-        Term::Fall(e) | Term::Jump(e) => out(e),
-        Term::Cond { taken, fall, .. } => out(taken) || out(fall),
-        Term::Call { .. }
-        | Term::IndirectCall { .. }
-        | Term::Syscall { .. }
-        | Term::CondCall { .. } => true,
-        Term::Return(_)
+        Term::Fall(e) | Term::Jump(e) => edge(e).into_iter().collect(),
+        Term::Cond { taken, fall, .. } => edge(taken).into_iter().chain(edge(fall)).collect(),
+        Term::Call { .. } | Term::IndirectCall { .. } | Term::CondCall { .. } => vec![Exit::Call],
+        Term::Return(_) => vec![Exit::Return],
+        Term::Syscall { .. }
         | Term::Switch { .. }
         | Term::IndirectJump(_)
         | Term::Trap(_)
         | Term::Interpret(_)
-        | Term::OffEnd(_) => true,
+        | Term::OffEnd(_) => vec![Exit::Exact],
     }
 }
 
-/// Registers the ABI says a callee preserves (see `EmitOptions::abi_trust`).
+/// Where control leaves lifted code, for what a write-back must include.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Exit {
+    /// Code that may read any register: the interpreter, the runtime's
+    /// jumps, system calls, traps, the verifier.
+    Exact,
+    /// A call or tail call: the callee's inputs are its arguments, the
+    /// nonvolatile registers (which it may save) and the link register.
+    Call,
+    /// A return: the caller reads the return values and the nonvolatile
+    /// registers.
+    Return,
+}
+
+impl Exit {
+    /// Whether a dirty `r` is written back at this exit (`abi`: trust the
+    /// ABI, see `EmitOptions::abi_trust`).
+    fn writes_back(self, r: Reg, abi: bool) -> bool {
+        match self {
+            Exit::Exact => true,
+            _ if !abi => true,
+            Exit::Call => !abi_entry_dead(r),
+            Exit::Return => !abi_exit_dead(r),
+        }
+    }
+}
+
+/// Registers the ABI gives no meaning at a function's entry (volatile and
+/// no argument: r0, r11, r12, f0, v0, v1, v14-v19, CR0, CR1, CR5-CR7, CTR,
+/// XER\[CA, OV\]). r3-r10, f1-f13 and v2-v13 carry arguments.
+fn abi_entry_dead(r: Reg) -> bool {
+    match r {
+        Reg::G(n) => matches!(n, 0 | 11 | 12),
+        Reg::F(n) => n == 0,
+        Reg::V(n) => n < 2 || (14..20).contains(&n),
+        Reg::C(n) => !(8..20).contains(&n),
+        Reg::Ctr | Reg::Ca | Reg::Ov => true,
+        _ => false,
+    }
+}
+
+/// Registers the ABI gives no meaning after a call returns (volatile and no
+/// return value: r0, r5-r12, f0, f5-f13, v0, v1, v3-v19, CR0, CR1,
+/// CR5-CR7, LR, CTR, XER\[CA, OV\]). r3-r4, f1-f4 and v2 carry results.
+fn abi_exit_dead(r: Reg) -> bool {
+    match r {
+        Reg::G(n) => n == 0 || (5..13).contains(&n),
+        Reg::F(n) => n == 0 || (5..14).contains(&n),
+        Reg::V(n) => n < 2 || (3..20).contains(&n),
+        Reg::C(n) => !(8..20).contains(&n),
+        Reg::Lr | Reg::Ctr | Reg::Ca | Reg::Ov => true,
+        _ => false,
+    }
+}
+
+/// Registers the ABI says a callee preserves (see `EmitOptions::abi_trust`);
+/// r2, the TOC pointer, too: a call that changes it (through a stub to
+/// another module) is followed by the caller's own reload of it.
 fn preserved(r: Reg) -> bool {
     match r {
-        Reg::G(n) => n == 1 || n >= 14,
+        Reg::G(n) => n == 1 || n == 2 || n >= 14,
         Reg::F(n) => n >= 14,
         Reg::V(n) => n >= 20,
         Reg::C(n) => (8..20).contains(&n),

@@ -4,14 +4,14 @@
 //! stays, so cargo rebuilds nothing). The output is deterministic: the same
 //! input gives the same bytes.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use ppu_elf::{Abi, Image};
 
 use crate::analysis::Analysis;
-use crate::emit::{Callees, EmitOptions, emit_function, symbol};
+use crate::emit::{AbiProfile, Callees, EmitOptions, abi_profile, emit_function, symbol};
 
 /// How the output is split and where its dependencies are.
 #[derive(Debug, Clone)]
@@ -68,7 +68,71 @@ struct Placement {
 struct FileCallees<'a> {
     place: &'a Placement,
     krate: usize,
-    externs: &'a mut std::collections::BTreeSet<u32>,
+    externs: &'a mut BTreeSet<u32>,
+    abi: &'a AbiSets,
+}
+
+/// What the emitter knows about the whole program: where its functions
+/// leave the ABI (see [`abi_sets`]), XER\[SO\], threads.
+#[derive(Debug, Default)]
+struct AbiSets {
+    /// Functions that read volatile registers carrying no argument.
+    non_abi_entry: BTreeSet<u32>,
+    /// Functions some caller reads volatile registers after (directly or
+    /// through their tail calls).
+    exact_return: BTreeSet<u32>,
+    /// No instruction of the program can set XER\[SO\].
+    so_never_set: bool,
+    /// The program has one guest thread (a Linux executable).
+    single_thread: bool,
+}
+
+/// The ABI sets of `funcs` (empty without ABI trust). A caller that reads
+/// volatile registers after an indirect call cannot mark its unknown
+/// callees: it is logged.
+fn abi_sets(funcs: &[&crate::Func], emit: &EmitOptions) -> AbiSets {
+    let mut sets = AbiSets::default();
+    if !emit.abi_trust {
+        return sets;
+    }
+    let profiles: BTreeMap<u32, AbiProfile> = funcs
+        .iter()
+        .map(|f| (f.entry, abi_profile(f, emit)))
+        .collect();
+    let mut work = Vec::new();
+    let mut indirect = 0usize;
+    for (&e, p) in &profiles {
+        if p.reads_dead_at_entry {
+            sets.non_abi_entry.insert(e);
+        }
+        for t in &p.reads_dead_after {
+            match t {
+                Some(t) => work.push(*t),
+                None => {
+                    indirect += 1;
+                    log::debug!("{e:#010x}: reads volatile registers after an indirect call");
+                }
+            }
+        }
+    }
+    if indirect > 0 {
+        log::info!(
+            "{indirect} indirect call sites read volatile registers after the call; their callees are trusted to follow the ABI (--no-abi-trust: trust nothing)"
+        );
+    }
+    while let Some(t) = work.pop() {
+        if sets.exact_return.insert(t)
+            && let Some(p) = profiles.get(&t)
+        {
+            work.extend(p.tail_calls.iter().copied());
+        }
+    }
+    log::debug!(
+        "ABI: {} functions read volatile registers on entry, {} return to callers that read them",
+        sets.non_abi_entry.len(),
+        sets.exact_return.len()
+    );
+    sets
 }
 
 impl Callees for FileCallees<'_> {
@@ -81,6 +145,22 @@ impl Callees for FileCallees<'_> {
             // SAFETY (in the generated code, see the extern block's comment).
             Some(format!("unsafe {{ {}(ctx, rt) }}", symbol(entry)))
         }
+    }
+
+    fn abi_entry(&self, entry: u32) -> bool {
+        !self.abi.non_abi_entry.contains(&entry)
+    }
+
+    fn exact_return(&self, entry: u32) -> bool {
+        self.abi.exact_return.contains(&entry)
+    }
+
+    fn summary_overflow_never_set(&self) -> bool {
+        self.abi.so_never_set
+    }
+
+    fn single_thread(&self) -> bool {
+        self.abi.single_thread
     }
 }
 
@@ -124,6 +204,9 @@ pub fn generate(
 ) -> Project {
     let stem = package_name(name);
     let funcs: Vec<_> = analysis.funcs.values().filter(|f| lift(f.entry)).collect();
+    let mut abi = abi_sets(&funcs, emit);
+    abi.so_never_set = !crate::analysis::may_set_summary_overflow(image);
+    abi.single_thread = image.abi == Abi::Linux;
 
     // Split: files of about insns_per_file, crates of about insns_per_crate.
     let mut place = Placement {
@@ -172,7 +255,7 @@ pub fn generate(
     let mut crate_files: Vec<Vec<(usize, Vec<u32>)>> = vec![Vec::new(); crates];
     for (g, entries) in files.iter().enumerate() {
         let c = file_crate[g];
-        let mut externs = std::collections::BTreeSet::new();
+        let mut externs = BTreeSet::new();
         let mut body = String::new();
         for &e in entries {
             let f = &analysis.funcs[&e];
@@ -180,6 +263,7 @@ pub fn generate(
                 place: &place,
                 krate: c,
                 externs: &mut externs,
+                abi: &abi,
             };
             body.push_str(&emit_function(f, &mut callees, emit));
             body.push('\n');
@@ -291,7 +375,11 @@ pub fn generate(
             crate_name(&stem, c).replace('-', "_")
         );
     }
-    let _ = writeln!(main, "    ],\n    personality: {pers_fn},\n}};\n");
+    let _ = writeln!(
+        main,
+        "    ],\n    personality: {pers_fn},\n    abi_trust: {},\n}};\n",
+        emit.abi_trust
+    );
     main.push_str("fn main() {\n    recomp_rt::runner::main(&PROGRAM)\n}\n");
     out.files
         .insert(PathBuf::from("main/src/main.rs"), main.into_bytes());

@@ -205,6 +205,7 @@ fn run_interp(elf: PathBuf, args: Vec<OsString>) -> anyhow::Result<()> {
         elf: Box::leak(bytes.into_boxed_slice()),
         functions: &[],
         personality: personality_for,
+        abi_trust: false,
     }));
     let mut argv = vec![elf.into_os_string()];
     argv.extend(args);

@@ -93,6 +93,11 @@ impl std::fmt::Debug for Rt {
 impl Rt {
     /// A runtime over a loaded `process`, with `functions` (entry address,
     /// lifted function) in its dispatch table.
+    ///
+    /// # Panics
+    /// With lifted functions, when guest memory is in a mode lifted code
+    /// built this way cannot run on ([`crate::ops::supports`]; runners
+    /// check first and report it as an error).
     pub fn new(
         process: Process,
         personality: Box<dyn Personality>,
@@ -114,6 +119,11 @@ impl Rt {
         let timebase = personality.timebase();
         let threads = personality.threads();
         let mem = process.mem;
+        if !functions.is_empty()
+            && let Err(e) = crate::ops::supports(mem.mode())
+        {
+            panic!("{e}");
+        }
         Rt {
             mem,
             process,

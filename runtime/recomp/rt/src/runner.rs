@@ -33,6 +33,9 @@ pub struct Program {
     pub functions: &'static [&'static [(u32, LiftedFn)]],
     /// The personality for this executable.
     pub personality: PersonalityFor,
+    /// The lifted code trusts the ABI at calls (`ppu_lift::EmitOptions::abi_trust`):
+    /// `--verify` then leaves out the registers the ABI gives no meaning.
+    pub abi_trust: bool,
 }
 
 /// How the runner was asked to run (runner options come before the guest's
@@ -134,13 +137,21 @@ fn start(program: &'static Program, opts: &Options) -> Result<i32, String> {
     let mem: &'static GuestMemory = Box::leak(Box::new(
         GuestMemory::new().map_err(|e| format!("guest memory: {e}"))?,
     ));
+    if opts.mode != Mode::Interp {
+        crate::ops::supports(mem.mode())?;
+    }
     let loaded = image.load(mem).map_err(|e| e.to_string())?;
     let process = Process { image, mem, loaded };
     let mut ctx = PpuContext::new();
     let env: Vec<(OsString, OsString)> = std::env::vars_os().collect();
     personality.start(&process, &mut ctx, &opts.args, &env)?;
     let verifier = match opts.mode {
-        Mode::Verify => Some(Verifier::new(mem, &ctx, personality.timebase())?),
+        Mode::Verify => Some(Verifier::new(
+            mem,
+            &ctx,
+            personality.timebase(),
+            program.abi_trust,
+        )?),
         _ => None,
     };
     let functions: Vec<(u32, LiftedFn)> = match opts.mode {

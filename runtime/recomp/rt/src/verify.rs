@@ -34,6 +34,8 @@ pub struct Verifier {
     syscalls: u64,
     hle_calls: u64,
     steps: u64,
+    /// The lifted code trusts the ABI at calls ([`Compared`]).
+    abi: bool,
 }
 
 impl std::fmt::Debug for Verifier {
@@ -59,10 +61,19 @@ fn page_bytes(mem: &GuestMemory, page: usize) -> Option<&[u8]> {
 
 impl Verifier {
     /// A verifier whose shadow starts as a copy of `mem` and `ctx`.
+    /// `abi`: the lifted code was emitted trusting the ABI at calls
+    /// (`ppu_lift::EmitOptions::abi_trust`), which leaves volatile registers
+    /// the ABI gives no meaning stale in the context: the comparisons then
+    /// cover the nonvolatile registers (and LR at a function's entry, r0 at
+    /// a system call, [`Compared`]), the shadow takes the lifted side's
+    /// volatile registers at each entry, and a wrong value in one is found
+    /// where it reaches memory or a nonvolatile register. Code lifted
+    /// without ABI trust is compared register for register.
     pub fn new(
         mem: &GuestMemory,
         ctx: &PpuContext,
         timebase: TimeBase,
+        abi: bool,
     ) -> Result<Verifier, String> {
         let shadow: &'static GuestMemory = Box::leak(Box::new(
             GuestMemory::with_mode(CheckMode::Checked)
@@ -79,6 +90,7 @@ impl Verifier {
             syscalls: 0,
             hle_calls: 0,
             steps: 0,
+            abi,
         };
         v.sctx.reservation = Default::default();
         v.sync_memory(mem);
@@ -223,11 +235,14 @@ impl Verifier {
     ) -> Result<(), String> {
         self.advance(addr, false)?;
         let at = format!("at the entry of {addr:#010x}");
-        if let Some(d) = diff_regs(ctx, &self.sctx) {
+        if let Some(d) = diff_regs(ctx, &self.sctx, self.compared(Compared::entry())) {
             return Err(self.report("", &at, d));
         }
         if let Some(d) = self.diff_stores(mem) {
             return Err(self.report("", &at, d));
+        }
+        if self.abi {
+            adopt_uncompared(&mut self.sctx, ctx, Compared::entry());
         }
         self.events += 1;
         self.last_event = addr;
@@ -279,7 +294,7 @@ impl Verifier {
         pc: u32,
         at: &str,
     ) -> Result<(), String> {
-        if let Some(d) = diff_regs(ctx, &self.sctx) {
+        if let Some(d) = diff_regs(ctx, &self.sctx, self.compared(Compared::call())) {
             return Err(self.report("", at, d));
         }
         self.stores.clear();
@@ -301,36 +316,136 @@ impl Verifier {
     }
 }
 
-/// The first register that differs.
-pub fn diff_regs(a: &PpuContext, b: &PpuContext) -> Option<String> {
+/// Which registers a comparison covers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Compared {
+    gpr: u32,
+    fpr: u32,
+    vr: u32,
+    /// Of `cr_word()` (CR bit 0 is bit 31).
+    cr_word: u32,
+    lr: bool,
+    ctr: bool,
+    /// Of `xer()`.
+    xer: u64,
+}
+
+impl Compared {
+    /// Every register.
+    pub const ALL: Compared = Compared {
+        gpr: !0,
+        fpr: !0,
+        vr: !0,
+        cr_word: !0,
+        lr: true,
+        ctr: true,
+        xer: !0,
+    };
+
+    /// The registers the ABI says a callee preserves (r1, r2, r13-r31,
+    /// f14-f31, v20-v31, CR2-CR4, XER\[SO\]; FPSCR, VSCR and VRSAVE are
+    /// always compared).
+    const NONVOLATILE: Compared = Compared {
+        gpr: 0xffff_e006,
+        fpr: 0xffff_c000,
+        vr: 0xfff0_0000,
+        cr_word: 0x00ff_f000,
+        lr: false,
+        ctr: false,
+        xer: 1 << 31,
+    };
+
+    /// At a function's entry, in code that trusts the ABI: the nonvolatile
+    /// registers and LR. The volatile ones, arguments included, may be
+    /// stale on the lifted side (a varargs prologue stores all eight
+    /// argument registers, whatever the caller passed).
+    pub fn entry() -> Compared {
+        Compared {
+            lr: true,
+            ..Compared::NONVOLATILE
+        }
+    }
+
+    /// At a system call or a call into the runtime, in code that trusts the
+    /// ABI: the nonvolatile registers and r0 (the system call number); the
+    /// call's register effects come from the lifted side anyway.
+    pub fn call() -> Compared {
+        Compared {
+            gpr: Compared::NONVOLATILE.gpr | 1,
+            ..Compared::NONVOLATILE
+        }
+    }
+}
+
+impl Verifier {
+    fn compared(&self, abi: Compared) -> Compared {
+        if self.abi { abi } else { Compared::ALL }
+    }
+}
+
+/// In code that trusts the ABI, the registers a check leaves out may be
+/// stale on the lifted side (never written back) and are still stored by
+/// code that saves them wholesale (a varargs prologue, `mfcr`): the shadow
+/// takes the lifted side's values for them, so both go on from the same
+/// state, except the volatile CR bits, which the shadow clears (lifted
+/// `mfcr` reads those as 0 until they are written; a lifted read of one
+/// that the ABI gives no meaning then shows as a difference).
+fn adopt_uncompared(shadow: &mut PpuContext, lifted: &PpuContext, c: Compared) {
+    for i in 0..32 {
+        if c.gpr & (1 << i) == 0 {
+            shadow.gpr[i] = lifted.gpr[i];
+        }
+        if c.fpr & (1 << i) == 0 {
+            shadow.fpr[i] = lifted.fpr[i];
+        }
+        if c.vr & (1 << i) == 0 {
+            shadow.vr[i] = lifted.vr[i];
+        }
+        if c.cr_word & (1 << (31 - i)) == 0 {
+            shadow.cr[i] = 0;
+        }
+    }
+    if !c.ctr {
+        shadow.ctr = lifted.ctr;
+    }
+    if c.xer & (1 << 29) == 0 {
+        shadow.xer_ca = lifted.xer_ca;
+    }
+    if c.xer & (1 << 30) == 0 {
+        shadow.xer_ov = lifted.xer_ov;
+    }
+}
+
+/// The first register that differs, of those `c` covers.
+pub fn diff_regs(a: &PpuContext, b: &PpuContext, c: Compared) -> Option<String> {
     let d = |what: String, x: &dyn std::fmt::Debug, y: &dyn std::fmt::Debug| {
         Some(format!("{what}: lifted side {x:x?}, interpreter {y:x?}"))
     };
     for i in 0..32 {
-        if a.gpr[i] != b.gpr[i] {
+        if a.gpr[i] != b.gpr[i] && c.gpr & (1 << i) != 0 {
             return d(format!("r{i}"), &a.gpr[i], &b.gpr[i]);
         }
     }
     for i in 0..32 {
-        if a.fpr_bits(i) != b.fpr_bits(i) {
+        if a.fpr_bits(i) != b.fpr_bits(i) && c.fpr & (1 << i) != 0 {
             return d(format!("f{i} (bits)"), &a.fpr_bits(i), &b.fpr_bits(i));
         }
     }
     for i in 0..32 {
-        if a.vr[i] != b.vr[i] {
+        if a.vr[i] != b.vr[i] && c.vr & (1 << i) != 0 {
             return d(format!("v{i}"), &a.vr[i], &b.vr[i]);
         }
     }
-    if a.cr != b.cr {
+    if (c == Compared::ALL && a.cr != b.cr) || a.cr_word() & c.cr_word != b.cr_word() & c.cr_word {
         return d("cr".into(), &a.cr_word(), &b.cr_word());
     }
-    if a.lr != b.lr {
+    if a.lr != b.lr && c.lr {
         return d("lr".into(), &a.lr, &b.lr);
     }
-    if a.ctr != b.ctr {
+    if a.ctr != b.ctr && c.ctr {
         return d("ctr".into(), &a.ctr, &b.ctr);
     }
-    if a.xer() != b.xer() {
+    if a.xer() & c.xer != b.xer() & c.xer {
         return d("xer".into(), &a.xer(), &b.xer());
     }
     if a.fpscr != b.fpscr {
@@ -381,4 +496,66 @@ fn store_range(ctx: &PpuContext, i: Instr) -> Option<(u32, u32)> {
         Dcbz => (x & !127, 128),
         _ => return None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pair() -> (PpuContext, PpuContext) {
+        let mut a = PpuContext::new();
+        for i in 0..32 {
+            a.gpr[i] = i as u64;
+        }
+        (a.clone(), a)
+    }
+
+    #[test]
+    fn abi_entry_checks_compare_nonvolatile_registers() {
+        let at_entry = Compared::entry();
+        // Argument and scratch registers, CR0, CTR: not compared.
+        let (a, mut b) = pair();
+        b.gpr[6] = 70;
+        b.gpr[0] = 1;
+        b.cr[0] = 1;
+        b.ctr = 9;
+        assert_eq!(diff_regs(&a, &b, at_entry), None);
+        assert!(diff_regs(&a, &b, Compared::ALL).is_some());
+        // A nonvolatile register, CR2, LR, the stack pointer: compared.
+        for change in [
+            |c: &mut PpuContext| c.gpr[31] = 99,
+            |c: &mut PpuContext| c.gpr[1] = 99,
+            |c: &mut PpuContext| c.cr[9] = 1,
+            |c: &mut PpuContext| c.lr = 4,
+            |c: &mut PpuContext| c.fpr[14] = 1.5,
+        ] {
+            let (a, mut b) = pair();
+            change(&mut b);
+            assert!(diff_regs(&a, &b, at_entry).is_some());
+        }
+        // At a system call r0 is compared, r3 not.
+        let (a, mut b) = pair();
+        b.gpr[3] = 99;
+        assert_eq!(diff_regs(&a, &b, Compared::call()), None);
+        b.gpr[0] = 99;
+        assert!(diff_regs(&a, &b, Compared::call()).is_some());
+    }
+
+    #[test]
+    fn the_shadow_adopts_what_an_entry_check_leaves_out() {
+        let (mut lifted, mut shadow) = pair();
+        lifted.gpr[6] = 70;
+        lifted.gpr[3] = 33;
+        lifted.ctr = 5;
+        lifted.gpr[31] = 1;
+        shadow.cr[0] = 1;
+        shadow.cr[9] = 1;
+        adopt_uncompared(&mut shadow, &lifted, Compared::entry());
+        assert_eq!(shadow.gpr[6], 70, "uncompared register adopted");
+        assert_eq!(shadow.gpr[3], 33);
+        assert_eq!(shadow.gpr[31], 31, "compared register kept");
+        assert_eq!(shadow.ctr, 5);
+        assert_eq!(shadow.cr[0], 0, "volatile CR bit cleared");
+        assert_eq!(shadow.cr[9], 1, "CR2 kept");
+    }
 }

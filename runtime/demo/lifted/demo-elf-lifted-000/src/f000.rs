@@ -78,13 +78,12 @@ let mut c31 = ctx.cr[31];
 let mut lr = ctx.lr;
 let mut ctr = ctx.ctr;
 let mut ca = ctx.xer_ca;
-let mut so = ctx.xer_so;
 let mut fpscr = ctx.fpscr;
 'b8: {
 ctx.cia = 0x10158;
 if rt.verify_on { rt.verify_enter(ctx, 0x10158); }
-{ let (x, y) = (i64::from(r3 as i32), 2i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
-r12 = (u64::from(c0) << 31) | (u64::from(c1) << 30) | (u64::from(c2) << 29) | (u64::from(c3) << 28) | (u64::from(c4) << 27) | (u64::from(c5) << 26) | (u64::from(c6) << 25) | (u64::from(c7) << 24) | (u64::from(c8) << 23) | (u64::from(c9) << 22) | (u64::from(c10) << 21) | (u64::from(c11) << 20) | (u64::from(c12) << 19) | (u64::from(c13) << 18) | (u64::from(c14) << 17) | (u64::from(c15) << 16) | (u64::from(c16) << 15) | (u64::from(c17) << 14) | (u64::from(c18) << 13) | (u64::from(c19) << 12) | (u64::from(c20) << 11) | (u64::from(c21) << 10) | (u64::from(c22) << 9) | (u64::from(c23) << 8) | (u64::from(c24) << 7) | (u64::from(c25) << 6) | (u64::from(c26) << 5) | (u64::from(c27) << 4) | (u64::from(c28) << 3) | (u64::from(c29) << 2) | (u64::from(c30) << 1) | (u64::from(c31) << 0);
+{ let (x, y) = (i64::from(r3 as i32), 2i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
+r12 = (u64::from(c0) << 31) | (u64::from(c1) << 30) | (u64::from(c2) << 29) | (u64::from(c3) << 28) | (u64::from(c8) << 23) | (u64::from(c9) << 22) | (u64::from(c10) << 21) | (u64::from(c11) << 20) | (u64::from(c12) << 19) | (u64::from(c13) << 18) | (u64::from(c14) << 17) | (u64::from(c15) << 16) | (u64::from(c16) << 15) | (u64::from(c17) << 14) | (u64::from(c18) << 13) | (u64::from(c19) << 12);
 r0 = lr;
 let ea = (r1.wrapping_add(16u64) as u32) as u64; let v = r0;
 m.write_u64(ea as u32, v);
@@ -117,14 +116,13 @@ let ea = r30.wrapping_add(0x8u64);
 r3 = m.read_u64((ea as u32));
 r30 = ea;
 lr = 0x101b4;
-ctx.gpr[0] = r0; ctx.gpr[1] = r1; ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.gpr[9] = r9; ctx.gpr[12] = r12; ctx.gpr[19] = r19; ctx.gpr[29] = r29; ctx.gpr[30] = r30; ctx.gpr[31] = r31; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; ctx.lr = lr; ctx.xer_ca = ca; 
+ctx.gpr[1] = r1; ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.gpr[9] = r9; ctx.gpr[19] = r19; ctx.gpr[29] = r29; ctx.gpr[30] = r30; ctx.gpr[31] = r31; ctx.lr = lr; 
 let sp = ctx.gpr[1]; crate::f000::p_00011e88(ctx, rt); if ctx.cia != 0x101b4 || ctx.gpr[1] != sp { return; }
-r0 = ctx.gpr[0]; r2 = ctx.gpr[2]; r3 = ctx.gpr[3]; r9 = ctx.gpr[9]; r12 = ctx.gpr[12]; lr = ctx.lr; so = ctx.xer_so; 
-r0 = r0 | 0x0u64;
-{ let (x, y) = (i64::from(r3 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+r3 = ctx.gpr[3]; 
+{ let (x, y) = (i64::from(r3 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c2 == 0 {
 { let (r, c) = int::add_carry(r31, 0xffffffffffffffffu64); r31 = r; ca = c; }
-{ let [a, b, c, d] = nibble_bits(int::cr0(r31, so)); c0 = a; c1 = b; c2 = c; c3 = d; }
+{ let [a, b, c, d] = nibble_bits(int::cr0(r31, 0u8)); c0 = a; c1 = b; c2 = c; c3 = d; }
 if c2 != 0 {
 break 'b8;
 }
@@ -132,12 +130,11 @@ continue 'l2;
 }
 r3 = m.read_u64((r30.wrapping_add(8u64) as u32));
 lr = 0x101c8;
-ctx.gpr[0] = r0; ctx.gpr[3] = r3; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; ctx.lr = lr; 
+ctx.gpr[3] = r3; ctx.lr = lr; 
 let sp = ctx.gpr[1]; crate::f000::p_00013818(ctx, rt); if ctx.cia != 0x101c8 || ctx.gpr[1] != sp { return; }
-r0 = ctx.gpr[0]; r2 = ctx.gpr[2]; r3 = ctx.gpr[3]; r9 = ctx.gpr[9]; r12 = ctx.gpr[12]; lr = ctx.lr; so = ctx.xer_so; 
-r0 = r0 | 0x0u64;
+r3 = ctx.gpr[3]; 
 { let (r, c) = int::add_carry(r31, 0xffffffffffffffffu64); r31 = r; ca = c; }
-{ let [a, b, c, d] = nibble_bits(int::cr0(r31, so)); c0 = a; c1 = b; c2 = c; c3 = d; }
+{ let [a, b, c, d] = nibble_bits(int::cr0(r31, 0u8)); c0 = a; c1 = b; c2 = c; c3 = d; }
 r19 = r3 | r3;
 if c2 == 0 {
 continue 'l2;
@@ -150,19 +147,19 @@ r5 = 0u64.wrapping_add(0x0u64);
 r3 = 0u64.wrapping_add(0x0u64);
 r4 = u64::from(m.read_u32((r9.wrapping_add(31956u64) as u32)));
 lr = 0x101ec;
-ctx.gpr[0] = r0; ctx.gpr[1] = r1; ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.gpr[5] = r5; ctx.gpr[9] = r9; ctx.gpr[12] = r12; ctx.gpr[19] = r19; ctx.gpr[31] = r31; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; ctx.lr = lr; ctx.xer_ca = ca; 
+ctx.gpr[1] = r1; ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.gpr[5] = r5; ctx.gpr[9] = r9; ctx.gpr[19] = r19; ctx.gpr[31] = r31; ctx.lr = lr; 
 let sp = ctx.gpr[1]; crate::f000::p_00013b38(ctx, rt); if ctx.cia != 0x101ec || ctx.gpr[1] != sp { return; }
-lr = ctx.lr; 
+
 r2 = m.stack_read_u64((r1.wrapping_add(40u64) as u32));
 r3 = 0u64.wrapping_add(0x1u64);
 lr = 0x101f8;
 ctx.gpr[2] = r2; ctx.gpr[3] = r3; ctx.lr = lr; 
 let sp = ctx.gpr[1]; crate::f000::p_00013bd8(ctx, rt); if ctx.cia != 0x101f8 || ctx.gpr[1] != sp { return; }
-r3 = ctx.gpr[3]; lr = ctx.lr; so = ctx.xer_so; 
+r3 = ctx.gpr[3]; 
 'b211: {
 'b209: {
 r2 = m.stack_read_u64((r1.wrapping_add(40u64) as u32));
-{ let (x, y) = (i64::from(r3 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (i64::from(r3 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c2 == 0 {
 break 'b209;
 }
@@ -173,11 +170,11 @@ r4 = 0u64.wrapping_add(0x0u64);
 r5 = r27 | r27;
 r3 = 0u64.wrapping_add(0x0u64);
 lr = 0x1021c;
-ctx.gpr[2] = r2; ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.gpr[5] = r5; ctx.gpr[27] = r27; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; ctx.lr = lr; 
+ctx.gpr[2] = r2; ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.gpr[5] = r5; ctx.gpr[27] = r27; ctx.lr = lr; 
 let sp = ctx.gpr[1]; crate::f000::p_00013b78(ctx, rt); if ctx.cia != 0x1021c || ctx.gpr[1] != sp { return; }
-r3 = ctx.gpr[3]; lr = ctx.lr; so = ctx.xer_so; 
+r3 = ctx.gpr[3]; 
 r2 = m.stack_read_u64((r1.wrapping_add(40u64) as u32));
-{ let (x, y) = (i64::from(r3 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (i64::from(r3 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c2 == 0 {
 r27 = m.stack_read_u64((r1.wrapping_add(648u64) as u32));
 break 'b209;
@@ -188,19 +185,18 @@ r28 = r1.wrapping_add(0x138u64);
 r3 = u64::from(m.stack_read_u8((r1.wrapping_add(256u64) as u32)));
 r4 = r28 | r28;
 lr = 0x1023c;
-ctx.gpr[2] = r2; ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.gpr[28] = r28; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; ctx.lr = lr; 
+ctx.gpr[2] = r2; ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.gpr[28] = r28; ctx.lr = lr; 
 let sp = ctx.gpr[1]; crate::f000::p_00013b98(ctx, rt); if ctx.cia != 0x1023c || ctx.gpr[1] != sp { return; }
-r0 = ctx.gpr[0]; r3 = ctx.gpr[3]; lr = ctx.lr; so = ctx.xer_so; 
+r3 = ctx.gpr[3]; 
 'b207: {
 r2 = m.stack_read_u64((r1.wrapping_add(40u64) as u32));
-{ let (x, y) = (i64::from(r3 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (i64::from(r3 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 r29 = r3 | r3;
 if c2 == 0 {
 break 'b207;
 }
 let ea = (r1.wrapping_add(640u64) as u32) as u64; let v = r26;
 m.write_u64(ea as u32, v);
-r0 = r0 | 0x0u64;
 r9 = u64::from(m.stack_read_u16((r1.wrapping_add(312u64) as u32)));
 r31 = r1.wrapping_add(0x118u64);
 r10 = u64::from(m.stack_read_u16((r1.wrapping_add(314u64) as u32)));
@@ -216,14 +212,12 @@ r3 = r31 | r31;
 let ea = (r2.wrapping_add(18446744073709518880u64) as u32) as u64; let v = r8;
 m.write_u32(ea as u32, v as u32);
 r25 = r2.wrapping_add(0xffffffffffff0000u64);
-r0 = r0 | 0x0u64;
 let ea = (r25.wrapping_add(31600u64) as u32) as u64; let v = r10;
 m.write_u32(ea as u32, v as u32);
 lr = 0x10290;
-ctx.gpr[0] = r0; ctx.gpr[2] = r2; ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.gpr[5] = r5; ctx.gpr[7] = r7; ctx.gpr[8] = r8; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.gpr[25] = r25; ctx.gpr[29] = r29; ctx.gpr[31] = r31; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; ctx.lr = lr; 
+ctx.gpr[2] = r2; ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.gpr[5] = r5; ctx.gpr[7] = r7; ctx.gpr[8] = r8; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.gpr[25] = r25; ctx.gpr[29] = r29; ctx.gpr[31] = r31; ctx.lr = lr; 
 let sp = ctx.gpr[1]; crate::f000::p_00011c78(ctx, rt); if ctx.cia != 0x10290 || ctx.gpr[1] != sp { return; }
-r0 = ctx.gpr[0]; r2 = ctx.gpr[2]; lr = ctx.lr; 
-r0 = r0 | 0x0u64;
+
 r8 = u64::from(m.stack_read_u8((r1.wrapping_add(256u64) as u32)));
 r4 = r31 | r31;
 r10 = u64::from(m.stack_read_u8((r1.wrapping_add(259u64) as u32)));
@@ -241,12 +235,12 @@ m.write_u8(ea as u32, v as u8);
 let ea = (r1.wrapping_add(292u64) as u32) as u64; let v = r9;
 m.write_u32(ea as u32, v as u32);
 lr = 0x102c8;
-ctx.gpr[0] = r0; ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.gpr[5] = r5; ctx.gpr[6] = r6; ctx.gpr[8] = r8; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.gpr[30] = r30; ctx.lr = lr; 
+ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.gpr[5] = r5; ctx.gpr[6] = r6; ctx.gpr[8] = r8; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.gpr[30] = r30; ctx.lr = lr; 
 let sp = ctx.gpr[1]; crate::f000::p_00013bb8(ctx, rt); if ctx.cia != 0x102c8 || ctx.gpr[1] != sp { return; }
-r3 = ctx.gpr[3]; lr = ctx.lr; so = ctx.xer_so; 
+r3 = ctx.gpr[3]; 
 'b206: {
 r2 = m.stack_read_u64((r1.wrapping_add(40u64) as u32));
-{ let (x, y) = (i64::from(r3 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (i64::from(r3 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 r29 = r3 | r3;
 if c2 == 0 {
 break 'b206;
@@ -266,8 +260,8 @@ r11 = 0u64.wrapping_add(0x15cu64);
 ctx.cia = 0x10308;
 ctx.gpr[2] = r2; ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.gpr[5] = r5; ctx.gpr[6] = r6; ctx.gpr[7] = r7; ctx.gpr[8] = r8; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.gpr[11] = r11; ctx.gpr[22] = r22; ctx.gpr[29] = r29; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; 
 rt.syscall(ctx, 0x10304); if ctx.cia != 0x10308 { return; }
-r1 = ctx.gpr[1]; r2 = ctx.gpr[2]; r3 = ctx.gpr[3]; r16 = ctx.gpr[16]; r17 = ctx.gpr[17]; r18 = ctx.gpr[18]; r19 = ctx.gpr[19]; r20 = ctx.gpr[20]; r21 = ctx.gpr[21]; r23 = ctx.gpr[23]; r24 = ctx.gpr[24]; r25 = ctx.gpr[25]; r28 = ctx.gpr[28]; r29 = ctx.gpr[29]; r30 = ctx.gpr[30]; lr = ctx.lr; so = ctx.xer_so; 
-{ let (x, y) = (i64::from(r3 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+r1 = ctx.gpr[1]; r2 = ctx.gpr[2]; r3 = ctx.gpr[3]; r16 = ctx.gpr[16]; r17 = ctx.gpr[17]; r18 = ctx.gpr[18]; r19 = ctx.gpr[19]; r20 = ctx.gpr[20]; r21 = ctx.gpr[21]; r23 = ctx.gpr[23]; r24 = ctx.gpr[24]; r25 = ctx.gpr[25]; r28 = ctx.gpr[28]; r29 = ctx.gpr[29]; r30 = ctx.gpr[30]; lr = ctx.lr; 
+{ let (x, y) = (i64::from(r3 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c2 == 0 {
 r22 = m.stack_read_u64((r1.wrapping_add(608u64) as u32));
 r25 = m.stack_read_u64((r1.wrapping_add(632u64) as u32));
@@ -288,17 +282,16 @@ m.write_u64(ea as u32, v);
 let ea = (r1.wrapping_add(112u64) as u32) as u64; let v = r29;
 m.write_u32(ea as u32, v as u32);
 lr = 0x10334;
-ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.gpr[5] = r5; ctx.gpr[6] = r6; ctx.gpr[24] = r24; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; ctx.lr = lr; 
+ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.gpr[5] = r5; ctx.gpr[6] = r6; ctx.gpr[24] = r24; ctx.lr = lr; 
 let sp = ctx.gpr[1]; crate::f000::p_00013c18(ctx, rt); if ctx.cia != 0x10334 || ctx.gpr[1] != sp { return; }
-r0 = ctx.gpr[0]; r3 = ctx.gpr[3]; lr = ctx.lr; so = ctx.xer_so; 
+r3 = ctx.gpr[3]; 
 'b204: {
 r2 = m.stack_read_u64((r1.wrapping_add(40u64) as u32));
-{ let (x, y) = (i64::from(r3 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (i64::from(r3 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 r23 = r3 | r3;
 if c2 == 0 {
 break 'b204;
 }
-r0 = r0 | 0x0u64;
 let ea = (r1.wrapping_add(600u64) as u32) as u64; let v = r21;
 m.write_u64(ea as u32, v);
 r3 = r24 | r24;
@@ -315,9 +308,9 @@ r9 = u64::from(m.stack_read_u32((r1.wrapping_add(112u64) as u32)));
 let ea = (r21.wrapping_add(0u64) as u32) as u64; let v = r9;
 m.write_u64(ea as u32, v);
 lr = 0x10374;
-ctx.gpr[0] = r0; ctx.gpr[2] = r2; ctx.gpr[3] = r3; ctx.gpr[9] = r9; ctx.gpr[17] = r17; ctx.gpr[18] = r18; ctx.gpr[21] = r21; ctx.gpr[23] = r23; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; ctx.lr = lr; 
+ctx.gpr[2] = r2; ctx.gpr[3] = r3; ctx.gpr[9] = r9; ctx.gpr[17] = r17; ctx.gpr[18] = r18; ctx.gpr[21] = r21; ctx.gpr[23] = r23; ctx.lr = lr; 
 let sp = ctx.gpr[1]; crate::f000::p_00013c58(ctx, rt); if ctx.cia != 0x10374 || ctx.gpr[1] != sp { return; }
-c0 = ctx.cr[0]; c1 = ctx.cr[1]; c2 = ctx.cr[2]; c3 = ctx.cr[3]; lr = ctx.lr; 
+
 r2 = m.stack_read_u64((r1.wrapping_add(40u64) as u32));
 r20 = u64::from(m.read_u32((r2.wrapping_add(18446744073709518880u64) as u32)));
 r26 = r1.wrapping_add(0x158u64);
@@ -337,12 +330,12 @@ let ea = r17.wrapping_add(0x8u64); let v = r3;
 m.write_u64(ea as u32, v);
 r17 = ea;
 lr = 0x103b4;
-ctx.gpr[2] = r2; ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.gpr[9] = r9; ctx.gpr[17] = r17; ctx.gpr[18] = r18; ctx.gpr[20] = r20; ctx.gpr[23] = r23; ctx.gpr[25] = r25; ctx.gpr[26] = r26; ctx.gpr[29] = r29; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; ctx.lr = lr; 
+ctx.gpr[2] = r2; ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.gpr[9] = r9; ctx.gpr[17] = r17; ctx.gpr[18] = r18; ctx.gpr[20] = r20; ctx.gpr[23] = r23; ctx.gpr[25] = r25; ctx.gpr[26] = r26; ctx.gpr[29] = r29; ctx.lr = lr; 
 let sp = ctx.gpr[1]; crate::f000::p_00013c78(ctx, rt); if ctx.cia != 0x103b4 || ctx.gpr[1] != sp { return; }
-r3 = ctx.gpr[3]; lr = ctx.lr; so = ctx.xer_so; 
+r3 = ctx.gpr[3]; 
 'b203: {
 r2 = m.stack_read_u64((r1.wrapping_add(40u64) as u32));
-{ let (x, y) = (i64::from(r3 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (i64::from(r3 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c2 == 0 {
 break 'b203;
 }
@@ -352,26 +345,26 @@ r6 = u64::from(m.read_u32((r25.wrapping_add(0u64) as u32)));
 r5 = u64::from(m.read_u32((r30.wrapping_add(0u64) as u32)));
 r4 = u64::from(m.stack_read_u32((r1.wrapping_add(344u64) as u32)));
 lr = 0x103d8;
-ctx.gpr[2] = r2; ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.gpr[5] = r5; ctx.gpr[6] = r6; ctx.gpr[7] = r7; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; ctx.lr = lr; 
+ctx.gpr[2] = r2; ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.gpr[5] = r5; ctx.gpr[6] = r6; ctx.gpr[7] = r7; ctx.lr = lr; 
 let sp = ctx.gpr[1]; crate::f000::p_00013c98(ctx, rt); if ctx.cia != 0x103d8 || ctx.gpr[1] != sp { return; }
-r3 = ctx.gpr[3]; lr = ctx.lr; so = ctx.xer_so; 
+r3 = ctx.gpr[3]; 
 r2 = m.stack_read_u64((r1.wrapping_add(40u64) as u32));
-{ let (x, y) = (i64::from(r3 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (i64::from(r3 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 r29 = r3 | r3;
 if c2 == 0 {
 break 'b203;
 }
-{ let (x, y) = (i64::from(r23 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (i64::from(r23 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 r18 = r18.wrapping_add(r20);
 if c2 == 0 {
 r3 = 0u64.wrapping_add(0x2u64);
 let ea = (r1.wrapping_add(560u64) as u32) as u64; let v = r16;
 m.write_u64(ea as u32, v);
-{ let (x, y) = (i64::from(r19 as i32), 0i64); c16 = (x < y) as u8; c17 = (x > y) as u8; c18 = (x == y) as u8; c19 = so; }
+{ let (x, y) = (i64::from(r19 as i32), 0i64); c16 = (x < y) as u8; c17 = (x > y) as u8; c18 = (x == y) as u8; c19 = 0u8; }
 lr = 0x10478;
-ctx.gpr[2] = r2; ctx.gpr[3] = r3; ctx.gpr[18] = r18; ctx.gpr[29] = r29; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; ctx.cr[16] = c16; ctx.cr[17] = c17; ctx.cr[18] = c18; ctx.cr[19] = c19; ctx.lr = lr; 
+ctx.gpr[2] = r2; ctx.gpr[3] = r3; ctx.gpr[18] = r18; ctx.gpr[29] = r29; ctx.cr[16] = c16; ctx.cr[17] = c17; ctx.cr[18] = c18; ctx.cr[19] = c19; ctx.lr = lr; 
 let sp = ctx.gpr[1]; crate::f000::p_00013cf8(ctx, rt); if ctx.cia != 0x10478 || ctx.gpr[1] != sp { return; }
-lr = ctx.lr; 
+
 'b34: {
 r2 = m.stack_read_u64((r1.wrapping_add(40u64) as u32));
 r9 = r2.wrapping_add(0xffffffffffff0000u64);
@@ -394,16 +387,14 @@ r3 = r3.wrapping_add(0xffffffffffffb960u64);
 lr = 0x104b4;
 ctx.gpr[2] = r2; ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.gpr[5] = r5; ctx.gpr[6] = r6; ctx.gpr[9] = r9; ctx.lr = lr; 
 let sp = ctx.gpr[1]; crate::f000::p_00013138(ctx, rt); if ctx.cia != 0x104b4 || ctx.gpr[1] != sp { return; }
-r0 = ctx.gpr[0]; lr = ctx.lr; 
-r0 = r0 | 0x0u64;
+
 r5 = 0u64.wrapping_add(0x20u64);
 r4 = 0u64.wrapping_add(0x0u64);
 r3 = r28 | r28;
 lr = 0x104c8;
-ctx.gpr[0] = r0; ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.gpr[5] = r5; ctx.lr = lr; 
+ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.gpr[5] = r5; ctx.lr = lr; 
 let sp = ctx.gpr[1]; crate::f000::p_00011c78(ctx, rt); if ctx.cia != 0x104c8 || ctx.gpr[1] != sp { return; }
-r0 = ctx.gpr[0]; 
-r0 = r0 | 0x0u64;
+
 r9 = 0u64.wrapping_add(0x20000u64);
 r3 = r30.wrapping_add(0x40u64);
 r9 = int::rotl64(r9, 16) & 0xffffffffffff0000u64;
@@ -420,7 +411,7 @@ r9 = 0u64.wrapping_add(0x0u64);
 r10 = 0u64.wrapping_add(0x0u64);
 r11 = 0u64.wrapping_add(0x78u64);
 ctx.cia = 0x10508;
-ctx.gpr[0] = r0; ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.gpr[5] = r5; ctx.gpr[6] = r6; ctx.gpr[7] = r7; ctx.gpr[8] = r8; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.gpr[11] = r11; 
+ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.gpr[5] = r5; ctx.gpr[6] = r6; ctx.gpr[7] = r7; ctx.gpr[8] = r8; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.gpr[11] = r11; 
 rt.syscall(ctx, 0x10504); if ctx.cia != 0x10508 { return; }
 r1 = ctx.gpr[1]; r30 = ctx.gpr[30]; r31 = ctx.gpr[31]; lr = ctx.lr; 
 r20 = 0u64.wrapping_add(0x10000u64);
@@ -431,8 +422,7 @@ r20 = int::rotl64(r20, 16) & 0xffffffffffff0000u64;
 lr = 0x10520;
 ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.gpr[5] = r5; ctx.gpr[20] = r20; ctx.lr = lr; 
 let sp = ctx.gpr[1]; crate::f000::p_00011c78(ctx, rt); if ctx.cia != 0x10520 || ctx.gpr[1] != sp { return; }
-r0 = ctx.gpr[0]; 
-r0 = r0 | 0x0u64;
+
 r20 = r20 | 0x200u64;
 r3 = r30.wrapping_add(0x2cu64);
 let ea = (r1.wrapping_add(280u64) as u32) as u64; let v = r20;
@@ -447,7 +437,7 @@ r9 = 0u64.wrapping_add(0x0u64);
 r10 = 0u64.wrapping_add(0x0u64);
 r11 = 0u64.wrapping_add(0x5au64);
 ctx.cia = 0x10558;
-ctx.gpr[0] = r0; ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.gpr[5] = r5; ctx.gpr[6] = r6; ctx.gpr[7] = r7; ctx.gpr[8] = r8; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.gpr[11] = r11; ctx.gpr[20] = r20; 
+ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.gpr[5] = r5; ctx.gpr[6] = r6; ctx.gpr[7] = r7; ctx.gpr[8] = r8; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.gpr[11] = r11; ctx.gpr[20] = r20; 
 rt.syscall(ctx, 0x10554); if ctx.cia != 0x10558 { return; }
 r1 = ctx.gpr[1]; r20 = ctx.gpr[20]; r27 = ctx.gpr[27]; r30 = ctx.gpr[30]; lr = ctx.lr; 
 r5 = 0u64.wrapping_add(0x20u64);
@@ -456,8 +446,7 @@ r4 = 0u64.wrapping_add(0x0u64);
 lr = 0x10568;
 ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.gpr[5] = r5; ctx.lr = lr; 
 let sp = ctx.gpr[1]; crate::f000::p_00011c78(ctx, rt); if ctx.cia != 0x10568 || ctx.gpr[1] != sp { return; }
-r0 = ctx.gpr[0]; 
-r0 = r0 | 0x0u64;
+
 r9 = 0u64.wrapping_add(0x10000u64);
 let ea = (r1.wrapping_add(248u64) as u32) as u64; let v = r20;
 m.write_u64(ea as u32, v);
@@ -474,7 +463,7 @@ r9 = 0u64.wrapping_add(0x0u64);
 r10 = 0u64.wrapping_add(0x0u64);
 r11 = 0u64.wrapping_add(0x52u64);
 ctx.cia = 0x105a4;
-ctx.gpr[0] = r0; ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.gpr[5] = r5; ctx.gpr[6] = r6; ctx.gpr[7] = r7; ctx.gpr[8] = r8; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.gpr[11] = r11; 
+ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.gpr[5] = r5; ctx.gpr[6] = r6; ctx.gpr[7] = r7; ctx.gpr[8] = r8; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.gpr[11] = r11; 
 rt.syscall(ctx, 0x105a0); if ctx.cia != 0x105a4 { return; }
 r1 = ctx.gpr[1]; r2 = ctx.gpr[2]; r22 = ctx.gpr[22]; r24 = ctx.gpr[24]; r30 = ctx.gpr[30]; lr = ctx.lr; 
 r9 = r2.wrapping_add(0xffffffffffff0000u64);
@@ -494,9 +483,9 @@ m.write_u64(ea as u32, v);
 let ea = (r1.wrapping_add(376u64) as u32) as u64; let v = r11;
 m.write_u64(ea as u32, v);
 lr = 0x105dc;
-ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.gpr[8] = r8; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.gpr[11] = r11; ctx.gpr[17] = r17; ctx.gpr[18] = r18; ctx.gpr[20] = r20; ctx.lr = lr; 
+ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.gpr[8] = r8; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.gpr[17] = r17; ctx.gpr[18] = r18; ctx.gpr[20] = r20; ctx.lr = lr; 
 let sp = ctx.gpr[1]; crate::f000::p_00013a58(ctx, rt); if ctx.cia != 0x105dc || ctx.gpr[1] != sp { return; }
-lr = ctx.lr; 
+
 r2 = m.stack_read_u64((r1.wrapping_add(40u64) as u32));
 r9 = 0u64.wrapping_add(0x72650000u64);
 r4 = r18 | r18;
@@ -541,16 +530,14 @@ r11 = 0u64.wrapping_add(0x64u64);
 ctx.cia = 0x10660;
 ctx.gpr[2] = r2; ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.gpr[5] = r5; ctx.gpr[6] = r6; ctx.gpr[7] = r7; ctx.gpr[8] = r8; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.gpr[11] = r11; 
 rt.syscall(ctx, 0x1065c); if ctx.cia != 0x10660 { return; }
-r1 = ctx.gpr[1]; r26 = ctx.gpr[26]; r30 = ctx.gpr[30]; lr = ctx.lr; 
+r1 = ctx.gpr[1]; r2 = ctx.gpr[2]; r26 = ctx.gpr[26]; r30 = ctx.gpr[30]; lr = ctx.lr; 
 r5 = 0u64.wrapping_add(0x18u64);
 r3 = r26 | r26;
 r4 = 0u64.wrapping_add(0x0u64);
 lr = 0x10670;
 ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.gpr[5] = r5; ctx.lr = lr; 
 let sp = ctx.gpr[1]; crate::f000::p_00011c78(ctx, rt); if ctx.cia != 0x10670 || ctx.gpr[1] != sp { return; }
-r0 = ctx.gpr[0]; r2 = ctx.gpr[2]; 
-r0 = r0 | 0x0u64;
-r0 = r0 | 0x0u64;
+
 r9 = 0u64.wrapping_add(0x200u64);
 r3 = r30.wrapping_add(0x3cu64);
 let ea = (r1.wrapping_add(344u64) as u32) as u64; let v = r9;
@@ -565,11 +552,10 @@ r9 = 0u64.wrapping_add(0x0u64);
 r10 = 0u64.wrapping_add(0x0u64);
 r11 = 0u64.wrapping_add(0x69u64);
 ctx.cia = 0x106ac;
-ctx.gpr[0] = r0; ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.gpr[5] = r5; ctx.gpr[6] = r6; ctx.gpr[7] = r7; ctx.gpr[8] = r8; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.gpr[11] = r11; 
+ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.gpr[5] = r5; ctx.gpr[6] = r6; ctx.gpr[7] = r7; ctx.gpr[8] = r8; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.gpr[11] = r11; 
 rt.syscall(ctx, 0x106a8); if ctx.cia != 0x106ac { return; }
-r0 = ctx.gpr[0]; r1 = ctx.gpr[1]; r2 = ctx.gpr[2]; r17 = ctx.gpr[17]; r20 = ctx.gpr[20]; r26 = ctx.gpr[26]; r30 = ctx.gpr[30]; r31 = ctx.gpr[31]; lr = ctx.lr; so = ctx.xer_so; 
+r1 = ctx.gpr[1]; r2 = ctx.gpr[2]; r17 = ctx.gpr[17]; r20 = ctx.gpr[20]; r26 = ctx.gpr[26]; r30 = ctx.gpr[30]; r31 = ctx.gpr[31]; lr = ctx.lr; 
 r9 = r2.wrapping_add(0xffffffffffff0000u64);
-r0 = r0 | 0x0u64;
 r5 = 0u64.wrapping_add(0x190000u64);
 r11 = 0u64.wrapping_add(0xffffffffcccc0000u64);
 r3 = 0u64.wrapping_add(0x10000u64);
@@ -580,7 +566,6 @@ r10 = int::rotl32_dup(r6, 15) & 0xffff0000u64;
 r8 = r30.wrapping_add(0x44u64);
 let ea = (r2.wrapping_add(18446744073709519236u64) as u32) as u64; let v = r10;
 m.write_u32(ea as u32, v as u32);
-r0 = r0 | 0x0u64;
 r7 = u64::from(m.read_u32((r9.wrapping_add(31600u64) as u32)));
 r6 = r6.wrapping_add(0xffffffffffffffb0u64);
 r5 = r5 | 0x660du64;
@@ -631,7 +616,7 @@ r10 = r10.wrapping_add(0xfffffffffffe0000u64);
 r0 = r18.wrapping_add(0x28u64);
 r10 = r10.wrapping_add(0xffffffffffff8000u64);
 r0 = int::rotl32_dup(r0, 16) & 0xffff0000u64;
-{ let (x, y) = (i64::from(r10 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (i64::from(r10 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 let ea = (r8.wrapping_add(4u64) as u32) as u64; let v = r0;
 m.write_u32(ea as u32, v as u32);
 if c2 == 0 {
@@ -662,21 +647,20 @@ r9 = r2.wrapping_add(0xffffffffffff0000u64);
 r3 = r26 | r26;
 r9 = r9.wrapping_add(0xffffffffffffb978u64);
 lr = 0x107e0;
-ctx.gpr[0] = r0; ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.gpr[5] = r5; ctx.gpr[6] = r6; ctx.gpr[7] = r7; ctx.gpr[8] = r8; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.gpr[11] = r11; ctx.gpr[16] = r16; ctx.gpr[18] = r18; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; ctx.lr = lr; ctx.ctr = ctr; 
+ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.gpr[5] = r5; ctx.gpr[6] = r6; ctx.gpr[7] = r7; ctx.gpr[8] = r8; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.gpr[16] = r16; ctx.gpr[18] = r18; ctx.lr = lr; 
 let sp = ctx.gpr[1]; crate::f000::p_00013a18(ctx, rt); if ctx.cia != 0x107e0 || ctx.gpr[1] != sp { return; }
-lr = ctx.lr; 
+
 r2 = m.stack_read_u64((r1.wrapping_add(40u64) as u32));
 r4 = 0u64.wrapping_add(0x0u64);
 r3 = m.stack_read_u64((r1.wrapping_add(400u64) as u32));
 lr = 0x107f0;
 ctx.gpr[2] = r2; ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.lr = lr; 
 let sp = ctx.gpr[1]; crate::f000::p_00013a78(ctx, rt); if ctx.cia != 0x107f0 || ctx.gpr[1] != sp { return; }
-r0 = ctx.gpr[0]; lr = ctx.lr; so = ctx.xer_so; 
+
 'b56: {
 r2 = m.stack_read_u64((r1.wrapping_add(40u64) as u32));
-r0 = r0 | 0x0u64;
 r9 = u64::from(m.read_u32((r2.wrapping_add(18446744073709518912u64) as u32)));
-{ let (x, y) = (i64::from(r9 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (i64::from(r9 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c2 == 0 {
 break 'b56;
 }
@@ -684,12 +668,12 @@ break 'b56;
 r4 = 0u64.wrapping_add(0x0u64);
 r3 = r17 | r17;
 lr = 0x10810;
-ctx.gpr[0] = r0; ctx.gpr[2] = r2; ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.gpr[9] = r9; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; ctx.lr = lr; 
+ctx.gpr[2] = r2; ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.gpr[9] = r9; ctx.lr = lr; 
 let sp = ctx.gpr[1]; crate::f000::p_00013ad8(ctx, rt); if ctx.cia != 0x10810 || ctx.gpr[1] != sp { return; }
-r0 = ctx.gpr[0]; lr = ctx.lr; so = ctx.xer_so; 
+
 r2 = m.stack_read_u64((r1.wrapping_add(40u64) as u32));
 r9 = u64::from(m.read_u32((r30.wrapping_add(32u64) as u32)));
-{ let (x, y) = (i64::from(r9 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (i64::from(r9 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c2 != 0 {
 continue 'l54;
 }
@@ -698,7 +682,7 @@ break 'b56;
 }
 r3 = m.stack_read_u64((r1.wrapping_add(400u64) as u32));
 lr = 0x10828;
-ctx.gpr[0] = r0; ctx.gpr[2] = r2; ctx.gpr[3] = r3; ctx.gpr[9] = r9; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; ctx.lr = lr; 
+ctx.gpr[2] = r2; ctx.gpr[3] = r3; ctx.gpr[9] = r9; ctx.lr = lr; 
 let sp = ctx.gpr[1]; crate::f000::p_00013a98(ctx, rt); if ctx.cia != 0x10828 || ctx.gpr[1] != sp { return; }
 
 r2 = m.stack_read_u64((r1.wrapping_add(40u64) as u32));
@@ -768,7 +752,7 @@ r26 = m.read_u64((r21.wrapping_add(0u64) as u32));
 lr = 0x108f4;
 ctx.gpr[26] = r26; ctx.lr = lr; 
 let sp = ctx.gpr[1]; crate::f000::p_00013c38(ctx, rt); if ctx.cia != 0x108f4 || ctx.gpr[1] != sp { return; }
-r3 = ctx.gpr[3]; lr = ctx.lr; 
+r3 = ctx.gpr[3]; 
 r2 = m.stack_read_u64((r1.wrapping_add(40u64) as u32));
 r9 = r3 | r3;
 r3 = 0u64.wrapping_add(0x40u64);
@@ -779,7 +763,7 @@ r21 = 0u64.wrapping_add(0x0u64);
 lr = 0x10910;
 ctx.gpr[2] = r2; ctx.gpr[3] = r3; ctx.gpr[9] = r9; ctx.gpr[17] = r17; ctx.gpr[21] = r21; ctx.lr = lr; 
 let sp = ctx.gpr[1]; crate::f000::p_00013d38(ctx, rt); if ctx.cia != 0x10910 || ctx.gpr[1] != sp { return; }
-r3 = ctx.gpr[3]; lr = ctx.lr; 
+r3 = ctx.gpr[3]; 
 r2 = m.stack_read_u64((r1.wrapping_add(40u64) as u32));
 r9 = 0u64.wrapping_add(0x0u64);
 let ea = (r1.wrapping_add(448u64) as u32) as u64; let v = r3;
@@ -790,14 +774,13 @@ m.write_u32(ea as u32, v as u32);
 lr = 0x10928;
 ctx.gpr[2] = r2; ctx.gpr[9] = r9; ctx.gpr[20] = r20; ctx.lr = lr; 
 let sp = ctx.gpr[1]; crate::f000::p_00013b18(ctx, rt); if ctx.cia != 0x10928 || ctx.gpr[1] != sp { return; }
-r0 = ctx.gpr[0]; r3 = ctx.gpr[3]; r7 = ctx.gpr[7]; r8 = ctx.gpr[8]; r10 = ctx.gpr[10]; lr = ctx.lr; so = ctx.xer_so; 
+r3 = ctx.gpr[3]; 
 'b184: {
 r2 = m.stack_read_u64((r1.wrapping_add(40u64) as u32));
-r0 = r0 | 0x0u64;
 let ea = (r1.wrapping_add(424u64) as u32) as u64; let v = r3;
 m.write_u64(ea as u32, v);
 r9 = u64::from(m.read_u32((r2.wrapping_add(18446744073709518884u64) as u32)));
-{ let (x, y) = (i64::from(r9 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (i64::from(r9 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c2 == 0 {
 break 'b184;
 }
@@ -850,7 +833,7 @@ if c18 != 0 {
 break 'b68;
 }
 r9 = u64::from(m.stack_read_u32((r1.wrapping_add(504u64) as u32)));
-{ let (x, y) = (u64::from(r14 as u32), u64::from(r9 as u32)); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (u64::from(r14 as u32), u64::from(r9 as u32)); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c0 == 0 {
 break 'b77;
 }
@@ -866,11 +849,11 @@ r9 = 0u64.wrapping_add(0x0u64);
 r10 = 0u64.wrapping_add(0x0u64);
 r11 = 0u64.wrapping_add(0x82u64);
 ctx.cia = 0x109f4;
-ctx.gpr[0] = r0; ctx.gpr[2] = r2; ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.gpr[5] = r5; ctx.gpr[6] = r6; ctx.gpr[7] = r7; ctx.gpr[8] = r8; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.gpr[11] = r11; ctx.gpr[14] = r14; ctx.gpr[16] = r16; ctx.gpr[17] = r17; ctx.gpr[21] = r21; ctx.gpr[28] = r28; ctx.gpr[31] = r31; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; 
+ctx.gpr[2] = r2; ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.gpr[5] = r5; ctx.gpr[6] = r6; ctx.gpr[7] = r7; ctx.gpr[8] = r8; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.gpr[11] = r11; ctx.gpr[14] = r14; ctx.gpr[16] = r16; ctx.gpr[17] = r17; ctx.gpr[21] = r21; ctx.gpr[28] = r28; ctx.gpr[31] = r31; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; 
 rt.syscall(ctx, 0x109f0); if ctx.cia != 0x109f4 { return; }
-r1 = ctx.gpr[1]; r3 = ctx.gpr[3]; r4 = ctx.gpr[4]; r5 = ctx.gpr[5]; r6 = ctx.gpr[6]; r7 = ctx.gpr[7]; r14 = ctx.gpr[14]; r16 = ctx.gpr[16]; r17 = ctx.gpr[17]; r21 = ctx.gpr[21]; r23 = ctx.gpr[23]; r24 = ctx.gpr[24]; r25 = ctx.gpr[25]; r28 = ctx.gpr[28]; r30 = ctx.gpr[30]; r31 = ctx.gpr[31]; lr = ctx.lr; so = ctx.xer_so; 
+r1 = ctx.gpr[1]; r3 = ctx.gpr[3]; r4 = ctx.gpr[4]; r5 = ctx.gpr[5]; r6 = ctx.gpr[6]; r7 = ctx.gpr[7]; r14 = ctx.gpr[14]; r16 = ctx.gpr[16]; r17 = ctx.gpr[17]; r21 = ctx.gpr[21]; r23 = ctx.gpr[23]; r24 = ctx.gpr[24]; r25 = ctx.gpr[25]; r28 = ctx.gpr[28]; r30 = ctx.gpr[30]; r31 = ctx.gpr[31]; lr = ctx.lr; 
 'b71: {
-{ let (x, y) = (i64::from(r3 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (i64::from(r3 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c2 == 0 {
 break 'b71;
 }
@@ -885,25 +868,25 @@ m.write_u64(ea as u32, v);
 break 'b71;
 }
 lr = 0x10a10;
-ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; ctx.lr = lr; 
+ctx.lr = lr; 
 let sp = ctx.gpr[1]; crate::f000::p_00013b58(ctx, rt); if ctx.cia != 0x10a10 || ctx.gpr[1] != sp { return; }
-lr = ctx.lr; 
+
 r2 = m.stack_read_u64((r1.wrapping_add(40u64) as u32));
 r4 = r24 | r24;
 r3 = 0u64.wrapping_add(0x0u64);
 lr = 0x10a20;
 ctx.gpr[2] = r2; ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.lr = lr; 
 let sp = ctx.gpr[1]; crate::f000::p_00013bf8(ctx, rt); if ctx.cia != 0x10a20 || ctx.gpr[1] != sp { return; }
-r0 = ctx.gpr[0]; r3 = ctx.gpr[3]; r7 = ctx.gpr[7]; r10 = ctx.gpr[10]; lr = ctx.lr; ca = ctx.xer_ca; so = ctx.xer_so; 
+r3 = ctx.gpr[3]; 
 'b78: {
 'b76: {
 r2 = m.stack_read_u64((r1.wrapping_add(40u64) as u32));
-{ let (x, y) = (i64::from(r3 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (i64::from(r3 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c2 == 0 {
 break 'b76;
 }
 r9 = u64::from(m.stack_read_u32((r1.wrapping_add(112u64) as u32)));
-{ let (x, y) = (i64::from(r9 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (i64::from(r9 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c2 != 0 {
 break 'b76;
 }
@@ -914,10 +897,10 @@ r10 = u64::from(m.stack_read_u16((r1.wrapping_add(128u64) as u32)));
 let ea = (r25.wrapping_add(9u64) as u32) as u64; let v = r9;
 m.write_u8(ea as u32, v as u8);
 r9 = r8 & 0x9u64;
-{ let [a, b, c, d] = nibble_bits(int::cr0(r9, so)); c0 = a; c1 = b; c2 = c; c3 = d; }
+{ let [a, b, c, d] = nibble_bits(int::cr0(r9, 0u8)); c0 = a; c1 = b; c2 = c; c3 = d; }
 let ea = (r30.wrapping_add(400u64) as u32) as u64; let v = r8;
 m.write_u16(ea as u32, v as u16);
-{ let (x, y) = (i64::from(r9 as i32), 9i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (i64::from(r9 as i32), 9i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 let ea = (r30.wrapping_add(402u64) as u32) as u64; let v = r7;
 m.write_u16(ea as u32, v as u16);
 let ea = (r25.wrapping_add(8u64) as u32) as u64; let v = r10;
@@ -929,8 +912,8 @@ break 'b78;
 }
 r8 = u64::from(m.read_u16((r30.wrapping_add(400u64) as u32)));
 r9 = r8 & 0x9u64;
-{ let [a, b, c, d] = nibble_bits(int::cr0(r9, so)); c0 = a; c1 = b; c2 = c; c3 = d; }
-{ let (x, y) = (i64::from(r9 as i32), 9i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let [a, b, c, d] = nibble_bits(int::cr0(r9, 0u8)); c0 = a; c1 = b; c2 = c; c3 = d; }
+{ let (x, y) = (i64::from(r9 as i32), 9i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c2 == 0 {
 break 'b78;
 }
@@ -939,7 +922,7 @@ break 'b77;
 'b81: {
 r9 = u64::from(m.read_u16((r30.wrapping_add(402u64) as u32)));
 r9 = r9 & 0x40u64;
-{ let [a, b, c, d] = nibble_bits(int::cr0(r9, so)); c0 = a; c1 = b; c2 = c; c3 = d; }
+{ let [a, b, c, d] = nibble_bits(int::cr0(r9, 0u8)); c0 = a; c1 = b; c2 = c; c3 = d; }
 if c2 != 0 {
 r5 = 0u64.wrapping_add(0x0u64);
 r10 = 0u64.wrapping_add(0x6u64);
@@ -950,7 +933,7 @@ r10 = 0u64.wrapping_add(0xcu64);
 break 'b81;
 }
 r9 = r8 & 0x80u64;
-{ let [a, b, c, d] = nibble_bits(int::cr0(r9, so)); c0 = a; c1 = b; c2 = c; c3 = d; }
+{ let [a, b, c, d] = nibble_bits(int::cr0(r9, 0u8)); c0 = a; c1 = b; c2 = c; c3 = d; }
 'b84: {
 r6 = u64::from(m.read_u8((r25.wrapping_add(8u64) as u32)));
 r7 = u64::from(m.read_u8((r25.wrapping_add(9u64) as u32)));
@@ -969,7 +952,7 @@ break 'b84;
 }
 'b86: {
 r6 = r8 & 0x20u64;
-{ let [a, b, c, d] = nibble_bits(int::cr0(r6, so)); c0 = a; c1 = b; c2 = c; c3 = d; }
+{ let [a, b, c, d] = nibble_bits(int::cr0(r6, 0u8)); c0 = a; c1 = b; c2 = c; c3 = d; }
 if c2 != 0 {
 break 'b86;
 }
@@ -978,7 +961,7 @@ break 'b86;
 }
 'b88: {
 r6 = r8 & 0x10u64;
-{ let [a, b, c, d] = nibble_bits(int::cr0(r6, so)); c0 = a; c1 = b; c2 = c; c3 = d; }
+{ let [a, b, c, d] = nibble_bits(int::cr0(r6, 0u8)); c0 = a; c1 = b; c2 = c; c3 = d; }
 let (x, y) = (!r10, 0u64); let (r, c) = int::add_extended(x, y, 1); r6 = r;
 let _ = c;
 if c2 == 0 {
@@ -994,7 +977,7 @@ break 'b88;
 }
 'b90: {
 r8 = r8 & 0x40u64;
-{ let [a, b, c, d] = nibble_bits(int::cr0(r8, so)); c0 = a; c1 = b; c2 = c; c3 = d; }
+{ let [a, b, c, d] = nibble_bits(int::cr0(r8, 0u8)); c0 = a; c1 = b; c2 = c; c3 = d; }
 if c2 == 0 {
 break 'b90;
 }
@@ -1008,7 +991,7 @@ r10 = r10.wrapping_add(r8);
 let ea = (r30.wrapping_add(364u64) as u32) as u64; let v = r5;
 m.write_u32(ea as u32, v as u32);
 r8 = 0u64.wrapping_add(0x140000u64);
-{ let (x, y) = (i64::from(r10 as i32), i64::from(r8 as i32)); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (i64::from(r10 as i32), i64::from(r8 as i32)); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c0 == 0 {
 break 'b92;
 }
@@ -1020,7 +1003,7 @@ r9 = int::rotl32_dup(r9, 16) & 0xffff0000u64;
 r7 = u64::from(m.read_u32((r30.wrapping_add(356u64) as u32)));
 r8 = 0u64.wrapping_add(0x140000u64);
 r9 = r9.wrapping_add(r7);
-{ let (x, y) = (i64::from(r9 as i32), i64::from(r8 as i32)); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (i64::from(r9 as i32), i64::from(r8 as i32)); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c0 == 0 {
 break 'b94;
 }
@@ -1031,7 +1014,7 @@ break 'b94;
 r8 = u64::from(m.read_u32((r25.wrapping_add(0u64) as u32)));
 r8 = int::rotl32_dup(r8, 16) & 0xffff0000u64;
 r8 = r8.wrapping_add(0xffffffffffec0000u64);
-{ let (x, y) = (i64::from(r9 as i32), i64::from(r8 as i32)); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (i64::from(r9 as i32), i64::from(r8 as i32)); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c1 == 0 {
 break 'b96;
 }
@@ -1044,7 +1027,7 @@ let ea = (r30.wrapping_add(356u64) as u32) as u64; let v = r9;
 m.write_u32(ea as u32, v as u32);
 r9 = int::rotl32_dup(r8, 16) & 0xffff0000u64;
 r9 = r9.wrapping_add(0xffffffffffec0000u64);
-{ let (x, y) = (i64::from(r9 as i32), i64::from(r10 as i32)); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (i64::from(r9 as i32), i64::from(r10 as i32)); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c1 == 0 {
 break 'b98;
 }
@@ -1070,9 +1053,9 @@ r1 = ctx.gpr[1]; r14 = ctx.gpr[14]; r17 = ctx.gpr[17]; r21 = ctx.gpr[21]; r30 = 
 lr = 0x10ba4;
 ctx.lr = lr; 
 let sp = ctx.gpr[1]; crate::f000::p_00013cb8(ctx, rt); if ctx.cia != 0x10ba4 || ctx.gpr[1] != sp { return; }
-r3 = ctx.gpr[3]; so = ctx.xer_so; 
+r3 = ctx.gpr[3]; 
 r2 = m.stack_read_u64((r1.wrapping_add(40u64) as u32));
-{ let (x, y) = ((r3 as i64), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = ((r3 as i64), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c2 == 0 {
 r3 = 0u64.wrapping_add(0xc8u64);
 r4 = 0u64.wrapping_add(0x0u64);
@@ -1090,7 +1073,7 @@ r1 = ctx.gpr[1]; r14 = ctx.gpr[14]; r17 = ctx.gpr[17]; r21 = ctx.gpr[21]; r30 = 
 continue 'l100;
 }
 'b104: {
-{ let (x, y) = (i64::from(r14 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (i64::from(r14 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c2 != 0 {
 break 'b104;
 }
@@ -1137,13 +1120,13 @@ r11 = 0u64.wrapping_add(0x7au64);
 ctx.cia = 0x10c48;
 ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.gpr[5] = r5; ctx.gpr[6] = r6; ctx.gpr[7] = r7; ctx.gpr[8] = r8; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.gpr[11] = r11; ctx.gpr[14] = r14; ctx.gpr[27] = r27; 
 rt.syscall(ctx, 0x10c44); if ctx.cia != 0x10c48 { return; }
-r1 = ctx.gpr[1]; r14 = ctx.gpr[14]; r15 = ctx.gpr[15]; r16 = ctx.gpr[16]; r23 = ctx.gpr[23]; r24 = ctx.gpr[24]; r25 = ctx.gpr[25]; r26 = ctx.gpr[26]; r27 = ctx.gpr[27]; r29 = ctx.gpr[29]; r30 = ctx.gpr[30]; r31 = ctx.gpr[31]; c28 = ctx.cr[28]; c29 = ctx.cr[29]; c30 = ctx.cr[30]; c31 = ctx.cr[31]; lr = ctx.lr; ctr = ctx.ctr; ca = ctx.xer_ca; so = ctx.xer_so; 
+r1 = ctx.gpr[1]; r14 = ctx.gpr[14]; r15 = ctx.gpr[15]; r16 = ctx.gpr[16]; r23 = ctx.gpr[23]; r24 = ctx.gpr[24]; r25 = ctx.gpr[25]; r26 = ctx.gpr[26]; r27 = ctx.gpr[27]; r29 = ctx.gpr[29]; r30 = ctx.gpr[30]; r31 = ctx.gpr[31]; lr = ctx.lr; 
 'b125: {
 r9 = int::rotl64(r27, 3) & 0x8u64;
 r20 = u64::from(m.read_u32((r25.wrapping_add(4u64) as u32)));
 r27 = int::rotl64(r27, 0) & 0xffffffffu64;
 r9 = r30.wrapping_add(r9);
-{ let (x, y) = (i64::from(r20 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (i64::from(r20 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 r28 = m.read_u64((r9.wrapping_add(384u64) as u32));
 if c2 != 0 {
 r0 = u64::from(m.read_u32((r30.wrapping_add(0u64) as u32)));
@@ -1159,10 +1142,10 @@ r5 = int::rotl32_dup(r22, 31) & 0x7fffffffu64;
 r0 = int::rotl64(r6, 62) & 0x3fffffffu64;
 r4 = r20.wrapping_add(r7);
 r6 = int::rotl32_dup(r6, 0) & 0xfffffffcu64;
-{ let (x, y) = (i64::from(r5 as i32), 0i64); c28 = (x < y) as u8; c29 = (x > y) as u8; c30 = (x == y) as u8; c31 = so; }
+{ let (x, y) = (i64::from(r5 as i32), 0i64); c28 = (x < y) as u8; c29 = (x > y) as u8; c30 = (x == y) as u8; c31 = 0u8; }
 'l108: loop {
 r9 = r7 & 0x100u64;
-{ let [a, b, c, d] = nibble_bits(int::cr0(r9, so)); c0 = a; c1 = b; c2 = c; c3 = d; }
+{ let [a, b, c, d] = nibble_bits(int::cr0(r9, 0u8)); c0 = a; c1 = b; c2 = c; c3 = d; }
 'b111: {
 r9 = int::rotl32_dup(r7, 0) & 0x1ffu64;
 if c2 != 0 {
@@ -1175,7 +1158,7 @@ break 'b111;
 r8 = r7.wrapping_sub(r14);
 r10 = 0u64.wrapping_add(0x300000u64);
 r8 = r8 & 0x3fu64;
-{ let [a, b, c, d] = nibble_bits(int::cr0(r8, so)); c0 = a; c1 = b; c2 = c; c3 = d; }
+{ let [a, b, c, d] = nibble_bits(int::cr0(r8, 0u8)); c0 = a; c1 = b; c2 = c; c3 = d; }
 r10 = r10 | 0x3050u64;
 r10 = (int::rotl64(r10, 32) & 0xffffffff00000000u64) | (r10 & 0xffffffffu64);
 if c2 != 0 {
@@ -1202,19 +1185,19 @@ break 'b123;
 r11 = int::rotl64(r5, 0) & 0xffffffffu64;
 r9 = r3 | r3;
 r19 = r11 & 0x3u64;
-{ let [a, b, c, d] = nibble_bits(int::cr0(r19, so)); c0 = a; c1 = b; c2 = c; c3 = d; }
+{ let [a, b, c, d] = nibble_bits(int::cr0(r19, 0u8)); c0 = a; c1 = b; c2 = c; c3 = d; }
 r18 = r11.wrapping_add(0xffffffffffffffffu64);
 r8 = r11 | r11;
 if c2 != 0 {
 break 'b120;
 }
 'b119: {
-{ let (x, y) = ((r19 as i64), 1i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = ((r19 as i64), 1i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c2 != 0 {
 break 'b119;
 }
 'b118: {
-{ let (x, y) = ((r19 as i64), 2i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = ((r19 as i64), 2i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c2 != 0 {
 break 'b118;
 }
@@ -1230,7 +1213,7 @@ m.write_u64(ea as u32, v);
 r9 = ea;
 break 'b119;
 }
-{ let (x, y) = ((r11 as i64), 1i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = ((r11 as i64), 1i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 let ea = r9.wrapping_add(0x8u64); let v = r10;
 m.write_u64(ea as u32, v);
 r9 = ea;
@@ -1260,7 +1243,7 @@ break 'b123;
 }
 r7 = r7.wrapping_add(0x1u64);
 r3 = r3.wrapping_add(r6);
-{ let (x, y) = (u64::from(r4 as u32), u64::from(r7 as u32)); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (u64::from(r4 as u32), u64::from(r7 as u32)); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c2 == 0 {
 continue 'l108;
 }
@@ -1283,11 +1266,11 @@ let (r, o) = int::mulld(r4, r0); r4 = r; let _ = o;
 'l128: loop {
 'b139: {
 'b138: {
-{ let (x, y) = (i64::from(r8 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (i64::from(r8 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c0 != 0 {
 break 'b138;
 }
-{ let (x, y) = (i64::from(r8 as i32), i64::from(r20 as i32)); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (i64::from(r8 as i32), i64::from(r20 as i32)); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c0 == 0 {
 break 'b138;
 }
@@ -1299,18 +1282,18 @@ ctr = r9;
 r10 = 0u64.wrapping_add(0xfffffffffffffff4u64);
 let (r, o) = int::mullw(r7, r7); r5 = r; let _ = o;
 'l131: loop {
-{ let (x, y) = (i64::from(r18 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (i64::from(r18 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 'b136: {
 if c0 != 0 {
 break 'b136;
 }
-{ let (x, y) = (i64::from(r18 as i32), i64::from(r22 as i32)); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (i64::from(r18 as i32), i64::from(r22 as i32)); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c0 == 0 {
 break 'b136;
 }
 let (r, o) = int::mullw(r10, r10); r9 = r; let _ = o;
 r9 = r9.wrapping_add(r5);
-{ let (x, y) = (i64::from(r9 as i32), 144i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (i64::from(r9 as i32), 144i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c1 != 0 {
 break 'b136;
 }
@@ -1329,7 +1312,7 @@ continue 'l131;
 r7 = r7.wrapping_add(0x1u64);
 r8 = r8.wrapping_add(0x1u64);
 r4 = r4.wrapping_add(r0);
-{ let (x, y) = (i64::from(r7 as i32), 13i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (i64::from(r7 as i32), 13i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c2 == 0 {
 continue 'l128;
 }
@@ -1339,14 +1322,14 @@ break 'b139;
 r7 = r7.wrapping_add(0x1u64);
 r8 = r8.wrapping_add(0x1u64);
 r4 = r4.wrapping_add(r0);
-{ let (x, y) = (i64::from(r7 as i32), 13i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (i64::from(r7 as i32), 13i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c2 != 0 {
 break 'b139;
 }
 continue 'l128;
 }
 r11 = r11.wrapping_add(0x18u64);
-{ let (x, y) = (r16, r11); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (r16, r11); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c2 == 0 {
 continue 'l126;
 }
@@ -1359,7 +1342,7 @@ r8 = u64::from(m.stack_read_u32((r1.wrapping_add(476u64) as u32)));
 r18 = r10.wrapping_add(0xffffffffffffffecu64);
 r9 = r9.wrapping_add(0xffffffffffffffe9u64);
 r10 = r10.wrapping_add(0xffffffffffffffe9u64);
-{ let (x, y) = (i64::from(r7 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (i64::from(r7 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c2 != 0 {
 break 'b142;
 }
@@ -1378,9 +1361,9 @@ m.write_u64(ea as u32, v);
 r3 = r28 | r28;
 r20 = r9 | r9;
 lr = 0x10e80;
-ctx.gpr[0] = r0; ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.gpr[5] = r5; ctx.gpr[6] = r6; ctx.gpr[7] = r7; ctx.gpr[8] = r8; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.gpr[11] = r11; ctx.gpr[18] = r18; ctx.gpr[19] = r19; ctx.gpr[20] = r20; ctx.gpr[22] = r22; ctx.gpr[27] = r27; ctx.gpr[28] = r28; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; ctx.cr[28] = c28; ctx.cr[29] = c29; ctx.cr[30] = c30; ctx.cr[31] = c31; ctx.lr = lr; ctx.ctr = ctr; ctx.xer_ca = ca; 
+ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.gpr[5] = r5; ctx.gpr[6] = r6; ctx.gpr[7] = r7; ctx.gpr[8] = r8; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.gpr[18] = r18; ctx.gpr[19] = r19; ctx.gpr[20] = r20; ctx.gpr[22] = r22; ctx.gpr[27] = r27; ctx.gpr[28] = r28; ctx.lr = lr; 
 let sp = ctx.gpr[1]; crate::f000::p_000113f8(ctx, rt); if ctx.cia != 0x10e80 || ctx.gpr[1] != sp { return; }
-lr = ctx.lr; 
+
 r8 = 0u64.wrapping_add(0xe00000u64);
 r5 = r18 as i32 as u64;
 r4 = r22 as i32 as u64;
@@ -1391,7 +1374,7 @@ r3 = r28 | r28;
 lr = 0x10ea0;
 ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.gpr[5] = r5; ctx.gpr[6] = r6; ctx.gpr[7] = r7; ctx.gpr[8] = r8; ctx.lr = lr; 
 let sp = ctx.gpr[1]; crate::f000::p_000113f8(ctx, rt); if ctx.cia != 0x10ea0 || ctx.gpr[1] != sp { return; }
-lr = ctx.lr; 
+
 r6 = r20 | r20;
 r5 = m.stack_read_u64((r1.wrapping_add(480u64) as u32));
 r4 = 0u64.wrapping_add(0xcu64);
@@ -1399,10 +1382,9 @@ r3 = r24 | r24;
 lr = 0x10eb4;
 ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.gpr[5] = r5; ctx.gpr[6] = r6; ctx.lr = lr; 
 let sp = ctx.gpr[1]; crate::f000::p_00013100(ctx, rt); if ctx.cia != 0x10eb4 || ctx.gpr[1] != sp { return; }
-r0 = ctx.gpr[0]; r3 = ctx.gpr[3]; lr = ctx.lr; ca = ctx.xer_ca; so = ctx.xer_so; 
+r3 = ctx.gpr[3]; 
 'b159: {
-r0 = r0 | 0x0u64;
-{ let (x, y) = (i64::from(r3 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (i64::from(r3 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c1 == 0 {
 break 'b159;
 }
@@ -1444,7 +1426,7 @@ r9 = r31.wrapping_add(r9);
 r9 = r9.wrapping_add(r26);
 r9 = u64::from(m.read_u8((r9.wrapping_add(32u64) as u32)));
 r9 = r9 & r8;
-{ let (x, y) = (i64::from(r9 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (i64::from(r9 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c2 == 0 {
 r8 = r18 | r18;
 r7 = 0u64.wrapping_add(0x4u64);
@@ -1453,28 +1435,28 @@ r5 = r25 as i32 as u64;
 r4 = r23 as i32 as u64;
 r3 = r28 | r28;
 lr = 0x112ac;
-ctx.gpr[0] = r0; ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.gpr[5] = r5; ctx.gpr[6] = r6; ctx.gpr[7] = r7; ctx.gpr[8] = r8; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.gpr[15] = r15; ctx.gpr[18] = r18; ctx.gpr[19] = r19; ctx.gpr[20] = r20; ctx.gpr[22] = r22; ctx.gpr[23] = r23; ctx.gpr[25] = r25; ctx.gpr[26] = r26; ctx.gpr[27] = r27; ctx.gpr[29] = r29; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; ctx.lr = lr; ctx.xer_ca = ca; 
+ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.gpr[5] = r5; ctx.gpr[6] = r6; ctx.gpr[7] = r7; ctx.gpr[8] = r8; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.gpr[15] = r15; ctx.gpr[18] = r18; ctx.gpr[19] = r19; ctx.gpr[20] = r20; ctx.gpr[22] = r22; ctx.gpr[23] = r23; ctx.gpr[25] = r25; ctx.gpr[26] = r26; ctx.gpr[27] = r27; ctx.gpr[29] = r29; ctx.lr = lr; 
 let sp = ctx.gpr[1]; crate::f000::p_000113f8(ctx, rt); if ctx.cia != 0x112ac || ctx.gpr[1] != sp { return; }
-r0 = ctx.gpr[0]; lr = ctx.lr; ca = ctx.xer_ca; so = ctx.xer_so; 
+
 break 'b155;
 }
 break 'b155;
 }
 r22 = r22.wrapping_add(0x1u64);
 r23 = r23.wrapping_add(0x4u64);
-{ let (x, y) = (i64::from(r22 as i32), 3i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (i64::from(r22 as i32), 3i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c2 == 0 {
 continue 'l151;
 }
 r29 = r29.wrapping_add(0x1u64);
 r25 = r25.wrapping_add(0x4u64);
-{ let (x, y) = (i64::from(r29 as i32), 5i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (i64::from(r29 as i32), 5i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c2 == 0 {
 continue 'l149;
 }
 r19 = r19.wrapping_add(0x1u64);
 r27 = r27.wrapping_add(0x10u64);
-{ let (x, y) = (r15, r19); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (r15, r19); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c2 == 0 {
 continue 'l147;
 }
@@ -1498,30 +1480,29 @@ r9 = 0u64.wrapping_add(0x0u64);
 r10 = 0u64.wrapping_add(0x0u64);
 r11 = 0u64.wrapping_add(0x7cu64);
 ctx.cia = 0x10fa8;
-ctx.gpr[0] = r0; ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.gpr[5] = r5; ctx.gpr[6] = r6; ctx.gpr[7] = r7; ctx.gpr[8] = r8; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.gpr[11] = r11; ctx.gpr[15] = r15; ctx.gpr[18] = r18; ctx.gpr[19] = r19; ctx.gpr[20] = r20; ctx.gpr[22] = r22; ctx.gpr[23] = r23; ctx.gpr[25] = r25; ctx.gpr[26] = r26; ctx.gpr[27] = r27; ctx.gpr[29] = r29; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; ctx.xer_ca = ca; 
+ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.gpr[5] = r5; ctx.gpr[6] = r6; ctx.gpr[7] = r7; ctx.gpr[8] = r8; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.gpr[11] = r11; ctx.gpr[15] = r15; ctx.gpr[18] = r18; ctx.gpr[19] = r19; ctx.gpr[20] = r20; ctx.gpr[22] = r22; ctx.gpr[23] = r23; ctx.gpr[25] = r25; ctx.gpr[26] = r26; ctx.gpr[27] = r27; ctx.gpr[29] = r29; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; ctx.xer_ca = ca; 
 rt.syscall(ctx, 0x10fa4); if ctx.cia != 0x10fa8 { return; }
 r1 = ctx.gpr[1]; r14 = ctx.gpr[14]; r16 = ctx.gpr[16]; r17 = ctx.gpr[17]; r21 = ctx.gpr[21]; r24 = ctx.gpr[24]; r26 = ctx.gpr[26]; r27 = ctx.gpr[27]; r30 = ctx.gpr[30]; r31 = ctx.gpr[31]; c18 = ctx.cr[18]; lr = ctx.lr; 
 lr = 0x10fac;
 ctx.lr = lr; 
 let sp = ctx.gpr[1]; crate::f000::p_00013cd8(ctx, rt); if ctx.cia != 0x10fac || ctx.gpr[1] != sp { return; }
-r0 = ctx.gpr[0]; lr = ctx.lr; so = ctx.xer_so; 
+
 'b182: {
 'b165: {
 r2 = m.stack_read_u64((r1.wrapping_add(40u64) as u32));
 r9 = u64::from(m.read_u32((r26.wrapping_add(8u64) as u32)));
 r10 = u64::from(m.read_u32((r26.wrapping_add(4u64) as u32)));
 r8 = r9.wrapping_add(0x8u64);
-{ let (x, y) = (u64::from(r8 as u32), u64::from(r10 as u32)); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (u64::from(r8 as u32), u64::from(r10 as u32)); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c1 != 0 {
 r5 = 0u64.wrapping_add(0x2u64);
 r3 = u64::from(m.read_u32((r26.wrapping_add(12u64) as u32)));
 r4 = int::rotl64(r26, 0) & 0xffffffffu64;
 lr = 0x11310;
-ctx.gpr[2] = r2; ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.gpr[5] = r5; ctx.gpr[8] = r8; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; ctx.lr = lr; 
+ctx.gpr[2] = r2; ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.gpr[5] = r5; ctx.gpr[8] = r8; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.lr = lr; 
 let sp = ctx.gpr[1]; crate::f000::p_000139c0(ctx, rt); if ctx.cia != 0x11310 || ctx.gpr[1] != sp { return; }
-r0 = ctx.gpr[0]; r2 = ctx.gpr[2]; r3 = ctx.gpr[3]; lr = ctx.lr; so = ctx.xer_so; 
-r0 = r0 | 0x0u64;
-{ let (x, y) = ((r3 as i64), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+r3 = ctx.gpr[3]; 
+{ let (x, y) = ((r3 as i64), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c2 == 0 {
 break 'b182;
 }
@@ -1544,17 +1525,16 @@ r7 = r10.wrapping_add(0x10u64);
 r9 = r10 | r10;
 let ea = (r26.wrapping_add(8u64) as u32) as u64; let v = r10;
 m.write_u32(ea as u32, v as u32);
-{ let (x, y) = (u64::from(r7 as u32), u64::from(r8 as u32)); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (u64::from(r7 as u32), u64::from(r8 as u32)); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c1 != 0 {
 r5 = 0u64.wrapping_add(0x4u64);
 r3 = u64::from(m.read_u32((r26.wrapping_add(12u64) as u32)));
 r4 = int::rotl64(r26, 0) & 0xffffffffu64;
 lr = 0x112ec;
-ctx.gpr[0] = r0; ctx.gpr[2] = r2; ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.gpr[5] = r5; ctx.gpr[7] = r7; ctx.gpr[8] = r8; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; ctx.lr = lr; 
+ctx.gpr[2] = r2; ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.gpr[5] = r5; ctx.gpr[7] = r7; ctx.gpr[8] = r8; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.lr = lr; 
 let sp = ctx.gpr[1]; crate::f000::p_000139c0(ctx, rt); if ctx.cia != 0x112ec || ctx.gpr[1] != sp { return; }
-r0 = ctx.gpr[0]; r2 = ctx.gpr[2]; r3 = ctx.gpr[3]; lr = ctx.lr; so = ctx.xer_so; 
-r0 = r0 | 0x0u64;
-{ let (x, y) = ((r3 as i64), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+r3 = ctx.gpr[3]; 
+{ let (x, y) = ((r3 as i64), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c2 == 0 {
 break 'b182;
 }
@@ -1580,27 +1560,27 @@ m.write_u32(ea as u32, v as u32);
 let ea = (r26.wrapping_add(8u64) as u32) as u64; let v = r8;
 m.write_u32(ea as u32, v as u32);
 lr = 0x11028;
-ctx.gpr[0] = r0; ctx.gpr[2] = r2; ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.gpr[7] = r7; ctx.gpr[8] = r8; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; ctx.lr = lr; 
+ctx.gpr[2] = r2; ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.gpr[7] = r7; ctx.gpr[8] = r8; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.lr = lr; 
 let sp = ctx.gpr[1]; crate::f000::p_00013d18(ctx, rt); if ctx.cia != 0x11028 || ctx.gpr[1] != sp { return; }
-lr = ctx.lr; 
+
 r2 = m.stack_read_u64((r1.wrapping_add(40u64) as u32));
 r4 = r24 | r24;
 r3 = u64::from(m.read_u32((r26.wrapping_add(8u64) as u32)));
 lr = 0x11038;
 ctx.gpr[2] = r2; ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.lr = lr; 
 let sp = ctx.gpr[1]; crate::f000::p_00013c78(ctx, rt); if ctx.cia != 0x11038 || ctx.gpr[1] != sp { return; }
-r3 = ctx.gpr[3]; r10 = ctx.gpr[10]; lr = ctx.lr; so = ctx.xer_so; 
+r3 = ctx.gpr[3]; 
 'b174: {
 r2 = m.stack_read_u64((r1.wrapping_add(40u64) as u32));
-{ let (x, y) = (i64::from(r3 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (i64::from(r3 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c2 == 0 {
 break 'b174;
 }
 std::sync::atomic::fence(std::sync::atomic::Ordering::SeqCst);
 lr = 0x1104c;
-ctx.gpr[2] = r2; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; ctx.lr = lr; 
+ctx.gpr[2] = r2; ctx.lr = lr; 
 let sp = ctx.gpr[1]; crate::f000::p_00013c38(ctx, rt); if ctx.cia != 0x1104c || ctx.gpr[1] != sp { return; }
-r3 = ctx.gpr[3]; c0 = ctx.cr[0]; c1 = ctx.cr[1]; c2 = ctx.cr[2]; c3 = ctx.cr[3]; lr = ctx.lr; 
+r3 = ctx.gpr[3]; 
 r2 = m.stack_read_u64((r1.wrapping_add(40u64) as u32));
 r10 = u64::from(m.stack_read_u32((r1.wrapping_add(112u64) as u32)));
 let ea = (r3.wrapping_add(0u64) as u32) as u64; let v = r10;
@@ -1608,9 +1588,9 @@ m.write_u32(ea as u32, v as u32);
 break 'b174;
 }
 lr = 0x1105c;
-ctx.gpr[2] = r2; ctx.gpr[10] = r10; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; ctx.lr = lr; 
+ctx.gpr[2] = r2; ctx.gpr[10] = r10; ctx.lr = lr; 
 let sp = ctx.gpr[1]; crate::f000::p_00013b18(ctx, rt); if ctx.cia != 0x1105c || ctx.gpr[1] != sp { return; }
-r0 = ctx.gpr[0]; r3 = ctx.gpr[3]; r7 = ctx.gpr[7]; r8 = ctx.gpr[8]; lr = ctx.lr; so = ctx.xer_so; 
+r3 = ctx.gpr[3]; 
 'b180: {
 r2 = m.stack_read_u64((r1.wrapping_add(40u64) as u32));
 r9 = 0u64.wrapping_add(0xf0000u64);
@@ -1618,7 +1598,7 @@ r10 = m.stack_read_u64((r1.wrapping_add(416u64) as u32));
 r28 = r3 | r3;
 r9 = r9 | 0x423fu64;
 r10 = r3.wrapping_sub(r10);
-{ let (x, y) = ((r10 as i64), (r9 as i64)); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = ((r10 as i64), (r9 as i64)); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c1 != 0 {
 r27 = m.stack_read_u64((r1.wrapping_add(400u64) as u32));
 r4 = 0u64.wrapping_add(0x0u64);
@@ -1626,9 +1606,9 @@ r3 = r27 | r27;
 let ea = (r1.wrapping_add(416u64) as u32) as u64; let v = r28;
 m.write_u64(ea as u32, v);
 lr = 0x11338;
-ctx.gpr[2] = r2; ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.gpr[27] = r27; ctx.gpr[28] = r28; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; ctx.lr = lr; 
+ctx.gpr[2] = r2; ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.gpr[27] = r27; ctx.gpr[28] = r28; ctx.lr = lr; 
 let sp = ctx.gpr[1]; crate::f000::p_00013a78(ctx, rt); if ctx.cia != 0x11338 || ctx.gpr[1] != sp { return; }
-lr = ctx.lr; fpscr = ctx.fpscr; 
+fpscr = ctx.fpscr; 
 r2 = m.stack_read_u64((r1.wrapping_add(40u64) as u32));
 let ea = (r1.wrapping_add(408u64) as u32) as u64;
 f11 = f64::from_bits(m.stack_read_u64((ea as u32)));
@@ -1654,22 +1634,21 @@ let ea = (r1.wrapping_add(512u64) as u32) as u64;
 m.write_u64(ea as u32, f1.to_bits());
 r5 = m.stack_read_u64((r1.wrapping_add(512u64) as u32));
 lr = 0x11388;
-ctx.gpr[2] = r2; ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.gpr[5] = r5; ctx.gpr[6] = r6; ctx.gpr[7] = r7; ctx.gpr[8] = r8; ctx.gpr[9] = r9; ctx.fpr[0] = f0; ctx.fpr[1] = f1; ctx.fpr[11] = f11; ctx.fpr[12] = f12; ctx.lr = lr; ctx.fpscr = fpscr; 
+ctx.gpr[2] = r2; ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.gpr[5] = r5; ctx.gpr[6] = r6; ctx.gpr[7] = r7; ctx.gpr[8] = r8; ctx.gpr[9] = r9; ctx.fpr[1] = f1; ctx.fpr[11] = f11; ctx.fpr[12] = f12; ctx.lr = lr; ctx.fpscr = fpscr; 
 let sp = ctx.gpr[1]; crate::f000::p_00013138(ctx, rt); if ctx.cia != 0x11388 || ctx.gpr[1] != sp { return; }
-r0 = ctx.gpr[0]; lr = ctx.lr; 
-r0 = r0 | 0x0u64;
+
 r3 = r27 | r27;
 lr = 0x11394;
-ctx.gpr[0] = r0; ctx.gpr[3] = r3; ctx.lr = lr; 
+ctx.gpr[3] = r3; ctx.lr = lr; 
 let sp = ctx.gpr[1]; crate::f000::p_00013a98(ctx, rt); if ctx.cia != 0x11394 || ctx.gpr[1] != sp { return; }
-r0 = ctx.gpr[0]; r7 = ctx.gpr[7]; r8 = ctx.gpr[8]; r10 = ctx.gpr[10]; lr = ctx.lr; so = ctx.xer_so; 
+
 r2 = m.stack_read_u64((r1.wrapping_add(40u64) as u32));
 break 'b180;
 }
 break 'b180;
 }
 r9 = u64::from(m.read_u32((r30.wrapping_add(4u64) as u32)));
-{ let (x, y) = (i64::from(r9 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (i64::from(r9 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c2 != 0 {
 continue 'l66;
 }
@@ -1681,7 +1660,7 @@ break 'b184;
 r9 = 0u64.wrapping_add(0x0u64);
 let ea = (r9.wrapping_add(0u64) as u32) as u64; let v = r9;
 m.write_u32(ea as u32, v as u32);
-ctx.gpr[0] = r0; ctx.gpr[9] = r9; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; 
+ctx.gpr[9] = r9; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; 
 rt.trap(0x113dc, 0x7fe00008);
 }
 }
@@ -1695,11 +1674,11 @@ break 'b184;
 }
 'l184: loop {
 lr = 0x110c4;
-ctx.gpr[0] = r0; ctx.gpr[2] = r2; ctx.gpr[7] = r7; ctx.gpr[8] = r8; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.gpr[14] = r14; ctx.gpr[15] = r15; ctx.gpr[16] = r16; ctx.gpr[17] = r17; ctx.gpr[20] = r20; ctx.gpr[21] = r21; ctx.gpr[28] = r28; ctx.gpr[31] = r31; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; ctx.lr = lr; 
+ctx.gpr[2] = r2; ctx.gpr[7] = r7; ctx.gpr[8] = r8; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.gpr[14] = r14; ctx.gpr[15] = r15; ctx.gpr[16] = r16; ctx.gpr[17] = r17; ctx.gpr[20] = r20; ctx.gpr[21] = r21; ctx.gpr[28] = r28; ctx.gpr[31] = r31; ctx.lr = lr; 
 let sp = ctx.gpr[1]; crate::f000::p_00013cb8(ctx, rt); if ctx.cia != 0x110c4 || ctx.gpr[1] != sp { return; }
-r3 = ctx.gpr[3]; so = ctx.xer_so; 
+r3 = ctx.gpr[3]; 
 r2 = m.stack_read_u64((r1.wrapping_add(40u64) as u32));
-{ let (x, y) = ((r3 as i64), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = ((r3 as i64), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c2 == 0 {
 r3 = 0u64.wrapping_add(0xc8u64);
 r4 = 0u64.wrapping_add(0x0u64);
@@ -1713,7 +1692,7 @@ r11 = 0u64.wrapping_add(0x8du64);
 ctx.cia = 0x110c0;
 ctx.gpr[2] = r2; ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.gpr[5] = r5; ctx.gpr[6] = r6; ctx.gpr[7] = r7; ctx.gpr[8] = r8; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.gpr[11] = r11; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; 
 rt.syscall(ctx, 0x110bc); if ctx.cia != 0x110c0 { return; }
-r0 = ctx.gpr[0]; r1 = ctx.gpr[1]; r2 = ctx.gpr[2]; r7 = ctx.gpr[7]; r8 = ctx.gpr[8]; r9 = ctx.gpr[9]; r10 = ctx.gpr[10]; r14 = ctx.gpr[14]; r15 = ctx.gpr[15]; r16 = ctx.gpr[16]; r17 = ctx.gpr[17]; r20 = ctx.gpr[20]; r21 = ctx.gpr[21]; r28 = ctx.gpr[28]; r31 = ctx.gpr[31]; c0 = ctx.cr[0]; c1 = ctx.cr[1]; c2 = ctx.cr[2]; c3 = ctx.cr[3]; lr = ctx.lr; 
+r1 = ctx.gpr[1]; r2 = ctx.gpr[2]; r7 = ctx.gpr[7]; r8 = ctx.gpr[8]; r9 = ctx.gpr[9]; r10 = ctx.gpr[10]; r14 = ctx.gpr[14]; r15 = ctx.gpr[15]; r16 = ctx.gpr[16]; r17 = ctx.gpr[17]; r20 = ctx.gpr[20]; r21 = ctx.gpr[21]; r28 = ctx.gpr[28]; r31 = ctx.gpr[31]; lr = ctx.lr; 
 continue 'l184;
 }
 r3 = u64::from(m.stack_read_u32((r1.wrapping_add(368u64) as u32)));
@@ -1754,14 +1733,12 @@ r11 = 0u64.wrapping_add(0x47u64);
 ctx.cia = 0x11148;
 ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.gpr[5] = r5; ctx.gpr[6] = r6; ctx.gpr[7] = r7; ctx.gpr[8] = r8; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.gpr[11] = r11; 
 rt.syscall(ctx, 0x11144); if ctx.cia != 0x11148 { return; }
-r0 = ctx.gpr[0]; r2 = ctx.gpr[2]; 
-r0 = r0 | 0x0u64;
+r2 = ctx.gpr[2]; 
 r9 = 0u64.wrapping_add(0x1u64);
 r4 = 0u64.wrapping_add(0x1u64);
 r5 = 0u64.wrapping_add(0x0u64);
 r6 = 0u64.wrapping_add(0x0u64);
 r3 = u64::from(m.read_u32((r2.wrapping_add(18446744073709518924u64) as u32)));
-r0 = r0 | 0x0u64;
 r7 = 0u64.wrapping_add(0x0u64);
 let ea = (r2.wrapping_add(18446744073709518928u64) as u32) as u64; let v = r9;
 m.write_u32(ea as u32, v as u32);
@@ -1770,19 +1747,17 @@ r9 = 0u64.wrapping_add(0x0u64);
 r10 = 0u64.wrapping_add(0x0u64);
 r11 = 0u64.wrapping_add(0x5eu64);
 ctx.cia = 0x11180;
-ctx.gpr[0] = r0; ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.gpr[5] = r5; ctx.gpr[6] = r6; ctx.gpr[7] = r7; ctx.gpr[8] = r8; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.gpr[11] = r11; 
+ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.gpr[5] = r5; ctx.gpr[6] = r6; ctx.gpr[7] = r7; ctx.gpr[8] = r8; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.gpr[11] = r11; 
 rt.syscall(ctx, 0x1117c); if ctx.cia != 0x11180 { return; }
-r0 = ctx.gpr[0]; r1 = ctx.gpr[1]; r2 = ctx.gpr[2]; r24 = ctx.gpr[24]; r30 = ctx.gpr[30]; lr = ctx.lr; 
-r0 = r0 | 0x0u64;
+r1 = ctx.gpr[1]; r2 = ctx.gpr[2]; r24 = ctx.gpr[24]; r30 = ctx.gpr[30]; lr = ctx.lr; 
 r3 = u64::from(m.read_u32((r2.wrapping_add(18446744073709518932u64) as u32)));
 lr = 0x1118c;
-ctx.gpr[0] = r0; ctx.gpr[3] = r3; ctx.lr = lr; 
+ctx.gpr[3] = r3; ctx.lr = lr; 
 let sp = ctx.gpr[1]; crate::f000::p_000115c8(ctx, rt); if ctx.cia != 0x1118c || ctx.gpr[1] != sp { return; }
-r0 = ctx.gpr[0]; r2 = ctx.gpr[2]; lr = ctx.lr; so = ctx.xer_so; 
+
 'b194: {
-r0 = r0 | 0x0u64;
 r9 = u64::from(m.read_u32((r2.wrapping_add(18446744073709518936u64) as u32)));
-{ let (x, y) = (i64::from(r9 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (i64::from(r9 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c2 == 0 {
 break 'b194;
 }
@@ -1797,21 +1772,20 @@ r9 = 0u64.wrapping_add(0x0u64);
 r10 = 0u64.wrapping_add(0x0u64);
 r11 = 0u64.wrapping_add(0x6bu64);
 ctx.cia = 0x111c4;
-ctx.gpr[0] = r0; ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.gpr[5] = r5; ctx.gpr[6] = r6; ctx.gpr[7] = r7; ctx.gpr[8] = r8; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.gpr[11] = r11; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; 
+ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.gpr[5] = r5; ctx.gpr[6] = r6; ctx.gpr[7] = r7; ctx.gpr[8] = r8; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.gpr[11] = r11; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; 
 rt.syscall(ctx, 0x111c0); if ctx.cia != 0x111c4 { return; }
-r0 = ctx.gpr[0]; r1 = ctx.gpr[1]; r2 = ctx.gpr[2]; r24 = ctx.gpr[24]; r30 = ctx.gpr[30]; lr = ctx.lr; so = ctx.xer_so; 
+r1 = ctx.gpr[1]; r2 = ctx.gpr[2]; r24 = ctx.gpr[24]; r30 = ctx.gpr[30]; lr = ctx.lr; 
 r9 = u64::from(m.read_u32((r30.wrapping_add(56u64) as u32)));
-{ let (x, y) = (i64::from(r9 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (i64::from(r9 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c2 != 0 {
 continue 'l192;
 }
 break 'b194;
 }
 }
-r0 = r0 | 0x0u64;
 r3 = u64::from(m.read_u32((r2.wrapping_add(18446744073709518932u64) as u32)));
 lr = 0x111dc;
-ctx.gpr[0] = r0; ctx.gpr[3] = r3; ctx.gpr[9] = r9; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; ctx.lr = lr; 
+ctx.gpr[3] = r3; ctx.gpr[9] = r9; ctx.lr = lr; 
 let sp = ctx.gpr[1]; crate::f000::p_000115f0(ctx, rt); if ctx.cia != 0x111dc || ctx.gpr[1] != sp { return; }
 
 r4 = int::rotl32_dup(r24, 0) & 0xfffffff0u64;
@@ -1826,11 +1800,7 @@ r11 = 0u64.wrapping_add(0x2cu64);
 ctx.cia = 0x11204;
 ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.gpr[5] = r5; ctx.gpr[6] = r6; ctx.gpr[7] = r7; ctx.gpr[8] = r8; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.gpr[11] = r11; 
 rt.syscall(ctx, 0x11200); if ctx.cia != 0x11204 { return; }
-r0 = ctx.gpr[0]; r1 = ctx.gpr[1]; r2 = ctx.gpr[2]; r17 = ctx.gpr[17]; r20 = ctx.gpr[20]; r21 = ctx.gpr[21]; r29 = ctx.gpr[29]; lr = ctx.lr; 
-r0 = r0 | 0x0u64;
-r0 = r0 | 0x0u64;
-r0 = r0 | 0x0u64;
-r0 = r0 | 0x0u64;
+r1 = ctx.gpr[1]; r2 = ctx.gpr[2]; r17 = ctx.gpr[17]; r20 = ctx.gpr[20]; r21 = ctx.gpr[21]; r29 = ctx.gpr[29]; lr = ctx.lr; 
 r3 = r2.wrapping_add(0xffffffffffff0000u64);
 r9 = int::rotl64(r21, 0) & 0xffffffffu64;
 r4 = r20 | r20;
@@ -1842,18 +1812,17 @@ r5 = m.read_u16((r2.wrapping_add(18446744073709519236u64) as u32)) as i16 as u64
 r3 = r3.wrapping_add(0xffffffffffffb9c0u64);
 r21 = r21 | r17;
 lr = 0x11240;
-ctx.gpr[0] = r0; ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.gpr[5] = r5; ctx.gpr[6] = r6; ctx.gpr[7] = r7; ctx.gpr[8] = r8; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.gpr[21] = r21; ctx.lr = lr; 
+ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.gpr[5] = r5; ctx.gpr[6] = r6; ctx.gpr[7] = r7; ctx.gpr[8] = r8; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.gpr[21] = r21; ctx.lr = lr; 
 let sp = ctx.gpr[1]; crate::f000::p_00013138(ctx, rt); if ctx.cia != 0x11240 || ctx.gpr[1] != sp { return; }
-r0 = ctx.gpr[0]; r9 = ctx.gpr[9]; so = ctx.xer_so; 
+
 'b200: {
 'b199: {
-r0 = r0 | 0x0u64;
-{ let (x, y) = (i64::from(r21 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (i64::from(r21 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c2 == 0 {
 break 'b199;
 }
 r9 = m.stack_read_u64((r1.wrapping_add(112u64) as u32));
-{ let (x, y) = ((r9 as i64), 119i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = ((r9 as i64), 119i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c2 != 0 {
 break 'b200;
 }
@@ -1905,10 +1874,9 @@ r3 = r2.wrapping_add(0xffffffffffff0000u64);
 r29 = 0u64.wrapping_add(0x1u64);
 r3 = r3.wrapping_add(0xffffffffffffb940u64);
 lr = 0x10438;
-ctx.gpr[2] = r2; ctx.gpr[3] = r3; ctx.gpr[17] = r17; ctx.gpr[18] = r18; ctx.gpr[20] = r20; ctx.gpr[21] = r21; ctx.gpr[22] = r22; ctx.gpr[23] = r23; ctx.gpr[24] = r24; ctx.gpr[25] = r25; ctx.gpr[26] = r26; ctx.gpr[27] = r27; ctx.gpr[28] = r28; ctx.gpr[29] = r29; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; ctx.lr = lr; 
+ctx.gpr[2] = r2; ctx.gpr[3] = r3; ctx.gpr[17] = r17; ctx.gpr[18] = r18; ctx.gpr[20] = r20; ctx.gpr[21] = r21; ctx.gpr[22] = r22; ctx.gpr[23] = r23; ctx.gpr[24] = r24; ctx.gpr[25] = r25; ctx.gpr[26] = r26; ctx.gpr[27] = r27; ctx.gpr[28] = r28; ctx.gpr[29] = r29; ctx.lr = lr; 
 let sp = ctx.gpr[1]; crate::f000::p_00013138(ctx, rt); if ctx.cia != 0x10438 || ctx.gpr[1] != sp { return; }
-r0 = ctx.gpr[0]; r9 = ctx.gpr[9]; c0 = ctx.cr[0]; c1 = ctx.cr[1]; c2 = ctx.cr[2]; c3 = ctx.cr[3]; 
-r0 = r0 | 0x0u64;
+
 break 'b211;
 }
 r1 = r1.wrapping_add(0x2b0u64);
@@ -1924,7 +1892,7 @@ c18 = ((r12 >> 13) & 1) as u8;
 c19 = ((r12 >> 12) & 1) as u8;
 r30 = m.stack_read_u64((r1.wrapping_add(18446744073709551600u64) as u32));
 r31 = m.stack_read_u64((r1.wrapping_add(18446744073709551608u64) as u32));
-ctx.cia = (lr as u32) & !3; ctx.gpr[0] = r0; ctx.gpr[1] = r1; ctx.gpr[3] = r3; ctx.gpr[9] = r9; ctx.gpr[12] = r12; ctx.gpr[16] = r16; ctx.gpr[17] = r17; ctx.gpr[18] = r18; ctx.gpr[19] = r19; ctx.gpr[20] = r20; ctx.gpr[21] = r21; ctx.gpr[22] = r22; ctx.gpr[23] = r23; ctx.gpr[24] = r24; ctx.gpr[25] = r25; ctx.gpr[26] = r26; ctx.gpr[27] = r27; ctx.gpr[28] = r28; ctx.gpr[29] = r29; ctx.gpr[30] = r30; ctx.gpr[31] = r31; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; ctx.cr[16] = c16; ctx.cr[17] = c17; ctx.cr[18] = c18; ctx.cr[19] = c19; ctx.lr = lr; return;
+ctx.cia = (lr as u32) & !3; ctx.gpr[1] = r1; ctx.gpr[3] = r3; ctx.gpr[16] = r16; ctx.gpr[17] = r17; ctx.gpr[18] = r18; ctx.gpr[19] = r19; ctx.gpr[20] = r20; ctx.gpr[21] = r21; ctx.gpr[22] = r22; ctx.gpr[23] = r23; ctx.gpr[24] = r24; ctx.gpr[25] = r25; ctx.gpr[26] = r26; ctx.gpr[27] = r27; ctx.gpr[28] = r28; ctx.gpr[29] = r29; ctx.gpr[30] = r30; ctx.gpr[31] = r31; ctx.cr[16] = c16; ctx.cr[17] = c17; ctx.cr[18] = c18; ctx.cr[19] = c19; return;
 }
 
 /// 0x000113e0
@@ -1943,11 +1911,10 @@ r0 = 0u64.wrapping_add(0x0u64);
 let ea = (r1.wrapping_add(0u64) as u32) as u64; let v = r0;
 m.write_u64(ea as u32, v);
 lr = 0x113f0;
-ctx.gpr[0] = r0; ctx.gpr[1] = r1; ctx.lr = lr; 
+ctx.gpr[1] = r1; ctx.lr = lr; 
 let sp = ctx.gpr[1]; crate::f000::p_000119a8(ctx, rt); if ctx.cia != 0x113f0 || ctx.gpr[1] != sp { return; }
-r0 = ctx.gpr[0]; 
-r0 = r0 | 0x0u64;
-ctx.gpr[0] = r0; 
+
+
 rt.trap(0x113f4, 0x7fe00008);
 }
 
@@ -1981,11 +1948,10 @@ let mut c31 = ctx.cr[31];
 let mut lr = ctx.lr;
 let mut ctr = ctx.ctr;
 let mut ca = ctx.xer_ca;
-let mut so = ctx.xer_so;
 'b2: {
 ctx.cia = 0x113f8;
 if rt.verify_on { rt.verify_enter(ctx, 0x113f8); }
-{ let (x, y) = (i64::from(r4 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (i64::from(r4 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 r0 = r4.wrapping_add(r6);
 if c0 == 0 {
 break 'b2;
@@ -2001,7 +1967,7 @@ r7 = r5.wrapping_add(r7);
 { let (r, c) = int::sraw(r10, 31u64); r10 = r; ca = c; }
 r11 = u64::from(m.read_u32((r9.wrapping_add(31596u64) as u32)));
 r5 = r10 & r5;
-{ let (x, y) = (i64::from(r11 as i32), i64::from(r0 as i32)); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (i64::from(r11 as i32), i64::from(r0 as i32)); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c0 == 0 {
 break 'b4;
 }
@@ -2012,22 +1978,21 @@ break 'b4;
 'b6: {
 r9 = r2.wrapping_add(0xffffffffffff0000u64);
 r12 = u64::from(m.read_u32((r9.wrapping_add(31600u64) as u32)));
-{ let (x, y) = (i64::from(r12 as i32), i64::from(r7 as i32)); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (i64::from(r12 as i32), i64::from(r7 as i32)); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c1 == 0 {
 break 'b6;
 }
 r12 = r7 | r7;
 break 'b6;
 }
-{ let (x, y) = (i64::from(r5 as i32), i64::from(r12 as i32)); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (i64::from(r5 as i32), i64::from(r12 as i32)); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 let target = (lr as u32) & !3;
 if c0 == 0 {
-ctx.cia = target; ctx.gpr[0] = r0; ctx.gpr[4] = r4; ctx.gpr[5] = r5; ctx.gpr[6] = r6; ctx.gpr[7] = r7; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.gpr[11] = r11; ctx.gpr[12] = r12; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; ctx.xer_ca = ca; return;
+ctx.cia = target; ctx.gpr[4] = r4; return;
 }
 'b38: {
 'b23: {
 'b16: {
-r0 = r0 | 0x0u64;
 let ea = (r1.wrapping_add(18446744073709551608u64) as u32) as u64; let v = r31;
 m.write_u64(ea as u32, v);
 r10 = r5 as i32 as u64;
@@ -2039,20 +2004,20 @@ r11 = r3.wrapping_add(r7);
 r31 = u64::from(m.read_u32((r2.wrapping_add(18446744073709518880u64) as u32)));
 r9 = r12.wrapping_sub(r5);
 r31 = int::rotl64(r31, 62) & 0x3fffffffu64;
-{ let (x, y) = (i64::from(r6 as i32), 0i64); c28 = (x < y) as u8; c29 = (x > y) as u8; c30 = (x == y) as u8; c31 = so; }
+{ let (x, y) = (i64::from(r6 as i32), 0i64); c28 = (x < y) as u8; c29 = (x > y) as u8; c30 = (x == y) as u8; c31 = 0u8; }
 r30 = r9 & 0x3u64;
-{ let [a, b, c, d] = nibble_bits(int::cr0(r30, so)); c0 = a; c1 = b; c2 = c; c3 = d; }
+{ let [a, b, c, d] = nibble_bits(int::cr0(r30, 0u8)); c0 = a; c1 = b; c2 = c; c3 = d; }
 let (r, o) = int::mulld(r10, r31); r3 = r; let _ = o;
 if c2 != 0 {
 break 'b16;
 }
 'b14: {
-{ let (x, y) = (i64::from(r30 as i32), 1i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (i64::from(r30 as i32), 1i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c2 != 0 {
 break 'b14;
 }
 'b12: {
-{ let (x, y) = (i64::from(r30 as i32), 2i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (i64::from(r30 as i32), 2i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c2 != 0 {
 break 'b12;
 }
@@ -2073,7 +2038,7 @@ break 'b14;
 if c29 == 0 {
 r5 = r5.wrapping_add(0x1u64);
 r3 = r3.wrapping_add(r31);
-{ let (x, y) = (i64::from(r12 as i32), i64::from(r5 as i32)); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (i64::from(r12 as i32), i64::from(r5 as i32)); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c2 != 0 {
 break 'b38;
 }
@@ -2104,7 +2069,7 @@ break 'b23;
 }
 r5 = r10.wrapping_add(0x3u64);
 r3 = r3.wrapping_add(r31);
-{ let (x, y) = ((r9 as i64), 1i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = ((r9 as i64), 1i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 r9 = r9.wrapping_add(0xffffffffffffffffu64);
 if c2 != 0 {
 break 'b38;
@@ -2116,7 +2081,7 @@ continue 'l17;
 }
 }
 r11 = r11.wrapping_add(0xfffffffffffffffcu64);
-{ let (x, y) = (i64::from(r0 as i32), i64::from(r4 as i32)); c28 = (x < y) as u8; c29 = (x > y) as u8; c30 = (x == y) as u8; c31 = so; }
+{ let (x, y) = (i64::from(r0 as i32), i64::from(r4 as i32)); c28 = (x < y) as u8; c29 = (x > y) as u8; c30 = (x == y) as u8; c31 = 0u8; }
 r6 = int::rotl64(r6, 0) & 0xffffffffu64;
 'l24: loop {
 'b27: {
@@ -2131,7 +2096,7 @@ r9 = int::rotl64(r3, 2) & 0xfffffffffffffffcu64;
 'b37: {
 'b34: {
 r4 = r10 & 0x3u64;
-{ let [a, b, c, d] = nibble_bits(int::cr0(r4, so)); c0 = a; c1 = b; c2 = c; c3 = d; }
+{ let [a, b, c, d] = nibble_bits(int::cr0(r4, 0u8)); c0 = a; c1 = b; c2 = c; c3 = d; }
 r0 = r10.wrapping_add(0xffffffffffffffffu64);
 r7 = r10 | r10;
 r9 = r11.wrapping_add(r9);
@@ -2139,12 +2104,12 @@ if c2 != 0 {
 break 'b34;
 }
 'b33: {
-{ let (x, y) = ((r4 as i64), 1i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = ((r4 as i64), 1i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c2 != 0 {
 break 'b33;
 }
 'b32: {
-{ let (x, y) = ((r4 as i64), 2i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = ((r4 as i64), 2i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c2 != 0 {
 break 'b32;
 }
@@ -2160,7 +2125,7 @@ m.write_u32(ea as u32, v as u32);
 r9 = ea;
 break 'b33;
 }
-{ let (x, y) = ((r10 as i64), 1i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = ((r10 as i64), 1i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 let ea = r9.wrapping_add(0x4u64); let v = r8;
 m.write_u32(ea as u32, v as u32);
 r9 = ea;
@@ -2190,7 +2155,7 @@ break 'b37;
 }
 r5 = r5.wrapping_add(0x1u64);
 r3 = r3.wrapping_add(r31);
-{ let (x, y) = (i64::from(r5 as i32), i64::from(r12 as i32)); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (i64::from(r5 as i32), i64::from(r12 as i32)); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c2 == 0 {
 continue 'l24;
 }
@@ -2199,14 +2164,13 @@ break 'b38;
 }
 r30 = m.stack_read_u64((r1.wrapping_add(18446744073709551600u64) as u32));
 r31 = m.stack_read_u64((r1.wrapping_add(18446744073709551608u64) as u32));
-ctx.cia = (lr as u32) & !3; ctx.gpr[0] = r0; ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.gpr[5] = r5; ctx.gpr[6] = r6; ctx.gpr[7] = r7; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.gpr[11] = r11; ctx.gpr[12] = r12; ctx.gpr[30] = r30; ctx.gpr[31] = r31; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; ctx.cr[28] = c28; ctx.cr[29] = c29; ctx.cr[30] = c30; ctx.cr[31] = c31; ctx.ctr = ctr; ctx.xer_ca = ca; return;
+ctx.cia = (lr as u32) & !3; ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.gpr[30] = r30; ctx.gpr[31] = r31; return;
 }
 
 /// 0x000115b0
 #[unsafe(no_mangle)]
 pub fn p_000115b0(ctx: &mut PpuContext, rt: &Rt) {
 let m = rt.view();
-let mut r0 = ctx.gpr[0];
 let mut r2 = ctx.gpr[2];
 let mut r3 = ctx.gpr[3];
 let mut r9 = ctx.gpr[9];
@@ -2215,19 +2179,17 @@ let mut c1 = ctx.cr[1];
 let mut c2 = ctx.cr[2];
 let mut c3 = ctx.cr[3];
 let mut lr = ctx.lr;
-let mut so = ctx.xer_so;
 ctx.cia = 0x115b0;
 if rt.verify_on { rt.verify_enter(ctx, 0x115b0); }
-{ let (x, y) = ((r3 as i64), 257i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = ((r3 as i64), 257i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 let target = (lr as u32) & !3;
 if c2 == 0 {
-ctx.cia = target; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; return;
+ctx.cia = target; return;
 }
 r9 = 0u64.wrapping_add(0x1u64);
-r0 = r0 | 0x0u64;
 let ea = (r2.wrapping_add(18446744073709518884u64) as u32) as u64; let v = r9;
 m.write_u32(ea as u32, v as u32);
-ctx.cia = (lr as u32) & !3; ctx.gpr[0] = r0; ctx.gpr[9] = r9; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; return;
+ctx.cia = (lr as u32) & !3; return;
 }
 
 /// 0x000115c8
@@ -2324,16 +2286,13 @@ let mut c2 = ctx.cr[2];
 let mut c3 = ctx.cr[3];
 let mut lr = ctx.lr;
 let mut ca = ctx.xer_ca;
-let mut so = ctx.xer_so;
 let mut ent: u32 = 0;
 ctx.cia = 0x11618;
 if rt.verify_on { rt.verify_enter(ctx, 0x11618); }
 let ea = (r1.wrapping_add(18446744073709551584u64) as u32) as u64; let v = r28;
 m.write_u64(ea as u32, v);
-r0 = r0 | 0x0u64;
 let ea = (r1.wrapping_add(18446744073709551592u64) as u32) as u64; let v = r29;
 m.write_u64(ea as u32, v);
-r0 = r0 | 0x0u64;
 r28 = r2.wrapping_add(0xffffffffffff8028u64);
 r0 = lr;
 r4 = 0u64.wrapping_add(0x0u64);
@@ -2366,27 +2325,25 @@ let ea = r1.wrapping_add(0xffffffffffffff30u64); let v = r1;
 m.write_u64(ea as u32, v);
 r1 = ea;
 lr = 0x11674;
-ctx.gpr[0] = r0; ctx.gpr[1] = r1; ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.gpr[24] = r24; ctx.gpr[28] = r28; ctx.gpr[29] = r29; ctx.lr = lr; 
+ctx.gpr[1] = r1; ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.gpr[24] = r24; ctx.gpr[28] = r28; ctx.gpr[29] = r29; ctx.lr = lr; 
 let sp = ctx.gpr[1]; crate::f000::p_00013a78(ctx, rt); if ctx.cia != 0x11674 || ctx.gpr[1] != sp { return; }
-r0 = ctx.gpr[0]; lr = ctx.lr; 
+
 r2 = m.stack_read_u64((r1.wrapping_add(40u64) as u32));
-r0 = r0 | 0x0u64;
 r9 = 0u64.wrapping_add(0x1u64);
 r3 = r29.wrapping_add(0x24u64);
 let ea = (r2.wrapping_add(18446744073709518912u64) as u32) as u64; let v = r9;
 m.write_u32(ea as u32, v as u32);
 lr = 0x1168c;
-ctx.gpr[0] = r0; ctx.gpr[2] = r2; ctx.gpr[3] = r3; ctx.gpr[9] = r9; ctx.lr = lr; 
+ctx.gpr[2] = r2; ctx.gpr[3] = r3; ctx.gpr[9] = r9; ctx.lr = lr; 
 let sp = ctx.gpr[1]; crate::f000::p_00013af8(ctx, rt); if ctx.cia != 0x1168c || ctx.gpr[1] != sp { return; }
-lr = ctx.lr; 
+
 r2 = m.stack_read_u64((r1.wrapping_add(40u64) as u32));
 r3 = r28 | r28;
 lr = 0x11698;
 ctx.gpr[2] = r2; ctx.gpr[3] = r3; ctx.lr = lr; 
 let sp = ctx.gpr[1]; crate::f000::p_00013a98(ctx, rt); if ctx.cia != 0x11698 || ctx.gpr[1] != sp { return; }
-r0 = ctx.gpr[0]; 
+
 r2 = m.stack_read_u64((r1.wrapping_add(40u64) as u32));
-r0 = r0 | 0x0u64;
 r4 = 0u64.wrapping_add(0x0u64);
 r5 = 0u64.wrapping_add(0x0u64);
 r6 = 0u64.wrapping_add(0x0u64);
@@ -2397,13 +2354,12 @@ r9 = 0u64.wrapping_add(0x0u64);
 r10 = 0u64.wrapping_add(0x0u64);
 r11 = 0u64.wrapping_add(0x5cu64);
 ctx.cia = 0x116c8;
-ctx.gpr[0] = r0; ctx.gpr[2] = r2; ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.gpr[5] = r5; ctx.gpr[6] = r6; ctx.gpr[7] = r7; ctx.gpr[8] = r8; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.gpr[11] = r11; 
+ctx.gpr[2] = r2; ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.gpr[5] = r5; ctx.gpr[6] = r6; ctx.gpr[7] = r7; ctx.gpr[8] = r8; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.gpr[11] = r11; 
 rt.syscall(ctx, 0x116c4); if ctx.cia != 0x116c8 { return; }
-r0 = ctx.gpr[0]; r2 = ctx.gpr[2]; r29 = ctx.gpr[29]; lr = ctx.lr; so = ctx.xer_so; 
+r2 = ctx.gpr[2]; r29 = ctx.gpr[29]; lr = ctx.lr; 
 'b6: {
-r0 = r0 | 0x0u64;
 r9 = u64::from(m.read_u32((r2.wrapping_add(18446744073709518928u64) as u32)));
-{ let (x, y) = (i64::from(r9 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (i64::from(r9 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c2 == 0 {
 ent = 0;
 break 'b6;
@@ -2421,19 +2377,16 @@ break 'b6;
 'b15: {
 match ent {
 0 => {
-r0 = r0 | 0x0u64;
 r3 = u64::from(m.read_u32((r2.wrapping_add(18446744073709518932u64) as u32)));
 lr = 0x1193c;
-ctx.gpr[0] = r0; ctx.gpr[3] = r3; ctx.gpr[9] = r9; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; ctx.lr = lr; 
+ctx.gpr[3] = r3; ctx.gpr[9] = r9; ctx.lr = lr; 
 let sp = ctx.gpr[1]; crate::f000::p_000115c8(ctx, rt); if ctx.cia != 0x1193c || ctx.gpr[1] != sp { return; }
-r0 = ctx.gpr[0]; r2 = ctx.gpr[2]; 
-r0 = r0 | 0x0u64;
+
 r9 = 0u64.wrapping_add(0x1u64);
 r4 = 0u64.wrapping_add(0x0u64);
 r5 = 0u64.wrapping_add(0x0u64);
 r6 = 0u64.wrapping_add(0x0u64);
 r3 = u64::from(m.read_u32((r2.wrapping_add(18446744073709518940u64) as u32)));
-r0 = r0 | 0x0u64;
 r7 = 0u64.wrapping_add(0x0u64);
 let ea = (r2.wrapping_add(18446744073709518936u64) as u32) as u64; let v = r9;
 m.write_u32(ea as u32, v as u32);
@@ -2442,19 +2395,19 @@ r9 = 0u64.wrapping_add(0x0u64);
 r10 = 0u64.wrapping_add(0x0u64);
 r11 = 0u64.wrapping_add(0x6cu64);
 ctx.cia = 0x11974;
-ctx.gpr[0] = r0; ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.gpr[5] = r5; ctx.gpr[6] = r6; ctx.gpr[7] = r7; ctx.gpr[8] = r8; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.gpr[11] = r11; 
+ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.gpr[5] = r5; ctx.gpr[6] = r6; ctx.gpr[7] = r7; ctx.gpr[8] = r8; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.gpr[11] = r11; 
 rt.syscall(ctx, 0x11970); if ctx.cia != 0x11974 { return; }
 r1 = ctx.gpr[1]; r2 = ctx.gpr[2]; r20 = ctx.gpr[20]; r21 = ctx.gpr[21]; r22 = ctx.gpr[22]; r23 = ctx.gpr[23]; r24 = ctx.gpr[24]; r26 = ctx.gpr[26]; r28 = ctx.gpr[28]; r29 = ctx.gpr[29]; r30 = ctx.gpr[30]; r31 = ctx.gpr[31]; lr = ctx.lr; 
 r3 = u64::from(m.read_u32((r2.wrapping_add(18446744073709518932u64) as u32)));
 lr = 0x1197c;
 ctx.gpr[3] = r3; ctx.lr = lr; 
 let sp = ctx.gpr[1]; crate::f000::p_000115f0(ctx, rt); if ctx.cia != 0x1197c || ctx.gpr[1] != sp { return; }
-lr = ctx.lr; 
+
 r3 = r24 | r24;
 lr = 0x11984;
 ctx.gpr[3] = r3; ctx.lr = lr; 
 let sp = ctx.gpr[1]; crate::f000::p_00013a38(ctx, rt); if ctx.cia != 0x11984 || ctx.gpr[1] != sp { return; }
-r0 = ctx.gpr[0]; r3 = ctx.gpr[3]; c0 = ctx.cr[0]; c1 = ctx.cr[1]; c2 = ctx.cr[2]; c3 = ctx.cr[3]; lr = ctx.lr; 
+r3 = ctx.gpr[3]; 
 r2 = m.stack_read_u64((r1.wrapping_add(40u64) as u32));
 ent = 0;
 break 'b15;
@@ -2470,9 +2423,9 @@ r9 = 0u64.wrapping_add(0x0u64);
 r10 = 0u64.wrapping_add(0x0u64);
 r11 = 0u64.wrapping_add(0x7du64);
 ctx.cia = 0x11718;
-ctx.gpr[0] = r0; ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.gpr[5] = r5; ctx.gpr[6] = r6; ctx.gpr[7] = r7; ctx.gpr[8] = r8; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.gpr[11] = r11; ctx.gpr[25] = r25; ctx.gpr[26] = r26; ctx.gpr[27] = r27; ctx.gpr[30] = r30; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; 
+ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.gpr[5] = r5; ctx.gpr[6] = r6; ctx.gpr[7] = r7; ctx.gpr[8] = r8; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.gpr[11] = r11; ctx.gpr[25] = r25; ctx.gpr[26] = r26; ctx.gpr[27] = r27; ctx.gpr[30] = r30; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; 
 rt.syscall(ctx, 0x11714); if ctx.cia != 0x11718 { return; }
-r0 = ctx.gpr[0]; r1 = ctx.gpr[1]; r2 = ctx.gpr[2]; r23 = ctx.gpr[23]; r25 = ctx.gpr[25]; r26 = ctx.gpr[26]; r27 = ctx.gpr[27]; r28 = ctx.gpr[28]; r29 = ctx.gpr[29]; r30 = ctx.gpr[30]; lr = ctx.lr; so = ctx.xer_so; 
+r1 = ctx.gpr[1]; r2 = ctx.gpr[2]; r23 = ctx.gpr[23]; r25 = ctx.gpr[25]; r26 = ctx.gpr[26]; r27 = ctx.gpr[27]; r28 = ctx.gpr[28]; r29 = ctx.gpr[29]; r30 = ctx.gpr[30]; lr = ctx.lr; 
 r20 = u64::from(m.read_u32((r27.wrapping_add(0u64) as u32)));
 r31 = r25 | r25;
 r21 = u64::from(m.read_u32((r27.wrapping_add(4u64) as u32)));
@@ -2493,10 +2446,9 @@ _ => unreachable!(),
 match ent {
 0 => {
 lr = 0x1198c;
-ctx.gpr[0] = r0; ctx.gpr[2] = r2; ctx.gpr[3] = r3; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; ctx.lr = lr; 
+ctx.gpr[2] = r2; ctx.gpr[3] = r3; ctx.lr = lr; 
 let sp = ctx.gpr[1]; crate::f000::p_000136a8(ctx, rt); if ctx.cia != 0x1198c || ctx.gpr[1] != sp { return; }
-r0 = ctx.gpr[0]; r3 = ctx.gpr[3]; lr = ctx.lr; 
-r0 = r0 | 0x0u64;
+r3 = ctx.gpr[3]; 
 let (x, y) = (!r3, 0u64); let (r, c) = int::add_extended(x, y, 1); r8 = r;
 let _ = c;
 break 'b38;
@@ -2508,7 +2460,7 @@ r6 = u64::from(m.read_u32((r31.wrapping_add(8u64) as u32)));
 r10 = u64::from(m.read_u32((r31.wrapping_add(4u64) as u32)));
 r9 = r6.wrapping_add(r9);
 r7 = u64::from(m.read_u32((r31.wrapping_add(12u64) as u32)));
-{ let (x, y) = (i64::from(r9 as i32), i64::from(r30 as i32)); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (i64::from(r9 as i32), i64::from(r30 as i32)); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 r10 = r7.wrapping_add(r10);
 let ea = (r31.wrapping_add(0u64) as u32) as u64; let v = r9;
 m.write_u32(ea as u32, v as u32);
@@ -2528,7 +2480,7 @@ m.write_u32(ea as u32, v as u32);
 break 'b19;
 }
 'b21: {
-{ let (x, y) = (i64::from(r9 as i32), i64::from(r20 as i32)); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (i64::from(r9 as i32), i64::from(r20 as i32)); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c1 == 0 {
 break 'b21;
 }
@@ -2543,7 +2495,7 @@ m.write_u32(ea as u32, v as u32);
 break 'b21;
 }
 'b23: {
-{ let (x, y) = (i64::from(r10 as i32), i64::from(r30 as i32)); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (i64::from(r10 as i32), i64::from(r30 as i32)); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c0 == 0 {
 break 'b23;
 }
@@ -2557,7 +2509,7 @@ m.write_u32(ea as u32, v as u32);
 break 'b23;
 }
 'b25: {
-{ let (x, y) = (i64::from(r8 as i32), i64::from(r21 as i32)); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (i64::from(r8 as i32), i64::from(r21 as i32)); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c1 == 0 {
 break 'b25;
 }
@@ -2575,7 +2527,7 @@ r10 = u64::from(m.read_u32((r29.wrapping_add(356u64) as u32)));
 r9 = r9.wrapping_sub(r10);
 { let (r, c) = int::sraw(r9, 16u64); r9 = r; ca = c; }
 r10 = r9.wrapping_add(0x1fu64);
-{ let (x, y) = (u64::from(r10 as u32), 62u64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (u64::from(r10 as u32), 62u64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c1 != 0 {
 break 'b41;
 }
@@ -2583,32 +2535,30 @@ r23 = u64::from(m.read_u32((r29.wrapping_add(360u64) as u32)));
 r23 = r8.wrapping_sub(r23);
 { let (r, c) = int::sraw(r23, 16u64); r23 = r; ca = c; }
 r10 = r23.wrapping_add(0x1fu64);
-{ let (x, y) = (u64::from(r10 as u32), 62u64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (u64::from(r10 as u32), 62u64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c1 != 0 {
 break 'b41;
 }
 'b32: {
-{ let (x, y) = (i64::from(r9 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (i64::from(r9 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 r3 = u64::from(m.read_u32((r31.wrapping_add(8u64) as u32)));
 r3 = r3 as i32 as u64;
 if c0 != 0 {
 lr = 0x1199c;
-ctx.gpr[0] = r0; ctx.gpr[2] = r2; ctx.gpr[3] = r3; ctx.gpr[6] = r6; ctx.gpr[7] = r7; ctx.gpr[8] = r8; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.gpr[20] = r20; ctx.gpr[21] = r21; ctx.gpr[22] = r22; ctx.gpr[23] = r23; ctx.gpr[31] = r31; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; ctx.lr = lr; ctx.xer_ca = ca; 
+ctx.gpr[2] = r2; ctx.gpr[3] = r3; ctx.gpr[6] = r6; ctx.gpr[7] = r7; ctx.gpr[8] = r8; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.gpr[20] = r20; ctx.gpr[21] = r21; ctx.gpr[22] = r22; ctx.gpr[23] = r23; ctx.gpr[31] = r31; ctx.lr = lr; 
 let sp = ctx.gpr[1]; crate::f000::p_000136a8(ctx, rt); if ctx.cia != 0x1199c || ctx.gpr[1] != sp { return; }
-r0 = ctx.gpr[0]; r2 = ctx.gpr[2]; r3 = ctx.gpr[3]; lr = ctx.lr; so = ctx.xer_so; 
-r0 = r0 | 0x0u64;
+r3 = ctx.gpr[3]; 
 let (x, y) = (!r3, 0u64); let (r, c) = int::add_extended(x, y, 1); r3 = r;
 let _ = c;
 break 'b32;
 }
 lr = 0x11808;
-ctx.gpr[0] = r0; ctx.gpr[2] = r2; ctx.gpr[3] = r3; ctx.gpr[6] = r6; ctx.gpr[7] = r7; ctx.gpr[8] = r8; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.gpr[20] = r20; ctx.gpr[21] = r21; ctx.gpr[22] = r22; ctx.gpr[23] = r23; ctx.gpr[31] = r31; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; ctx.lr = lr; ctx.xer_ca = ca; 
+ctx.gpr[2] = r2; ctx.gpr[3] = r3; ctx.gpr[6] = r6; ctx.gpr[7] = r7; ctx.gpr[8] = r8; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.gpr[20] = r20; ctx.gpr[21] = r21; ctx.gpr[22] = r22; ctx.gpr[23] = r23; ctx.gpr[31] = r31; ctx.lr = lr; 
 let sp = ctx.gpr[1]; crate::f000::p_000136a8(ctx, rt); if ctx.cia != 0x11808 || ctx.gpr[1] != sp { return; }
-r0 = ctx.gpr[0]; r2 = ctx.gpr[2]; r3 = ctx.gpr[3]; lr = ctx.lr; so = ctx.xer_so; 
-r0 = r0 | 0x0u64;
+r3 = ctx.gpr[3]; 
 break 'b32;
 }
-{ let (x, y) = (i64::from(r23 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (i64::from(r23 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 let ea = (r31.wrapping_add(8u64) as u32) as u64; let v = r3;
 m.write_u32(ea as u32, v as u32);
 r3 = m.read_u32((r31.wrapping_add(12u64) as u32)) as i32 as u64;
@@ -2617,10 +2567,9 @@ ent = 0;
 continue 'l15;
 }
 lr = 0x11820;
-ctx.gpr[0] = r0; ctx.gpr[3] = r3; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; ctx.lr = lr; 
+ctx.gpr[3] = r3; ctx.lr = lr; 
 let sp = ctx.gpr[1]; crate::f000::p_000136a8(ctx, rt); if ctx.cia != 0x11820 || ctx.gpr[1] != sp { return; }
-r0 = ctx.gpr[0]; r3 = ctx.gpr[3]; lr = ctx.lr; 
-r0 = r0 | 0x0u64;
+r3 = ctx.gpr[3]; 
 r8 = r3 | r3;
 break 'b38;
 }
@@ -2642,9 +2591,9 @@ r9 = r9 | 0x4040u64;
 let ea = (r31.wrapping_add(16u64) as u32) as u64; let v = r9;
 m.write_u32(ea as u32, v as u32);
 lr = 0x11858;
-ctx.gpr[0] = r0; ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.gpr[8] = r8; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.lr = lr; 
+ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.gpr[8] = r8; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.lr = lr; 
 let sp = ctx.gpr[1]; crate::f000::p_00013a78(ctx, rt); if ctx.cia != 0x11858 || ctx.gpr[1] != sp { return; }
-lr = ctx.lr; 
+
 r2 = m.stack_read_u64((r1.wrapping_add(40u64) as u32));
 r9 = u64::from(m.read_u32((r29.wrapping_add(368u64) as u32)));
 r3 = r28 | r28;
@@ -2654,13 +2603,12 @@ m.write_u32(ea as u32, v as u32);
 lr = 0x11870;
 ctx.gpr[2] = r2; ctx.gpr[3] = r3; ctx.gpr[9] = r9; ctx.lr = lr; 
 let sp = ctx.gpr[1]; crate::f000::p_00013a98(ctx, rt); if ctx.cia != 0x11870 || ctx.gpr[1] != sp { return; }
-r0 = ctx.gpr[0]; lr = ctx.lr; so = ctx.xer_so; 
+
 r2 = m.stack_read_u64((r1.wrapping_add(40u64) as u32));
-r0 = r0 | 0x0u64;
 break 'b41;
 }
 { let (r, c) = int::add_carry(r22, 0xffffffffffffffffu64); r22 = r; ca = c; }
-{ let [a, b, c, d] = nibble_bits(int::cr0(r22, so)); c0 = a; c1 = b; c2 = c; c3 = d; }
+{ let [a, b, c, d] = nibble_bits(int::cr0(r22, 0u8)); c0 = a; c1 = b; c2 = c; c3 = d; }
 r31 = r31.wrapping_add(0x18u64);
 if c2 == 0 {
 ent = 1;
@@ -2676,7 +2624,7 @@ r9 = 0u64.wrapping_add(0x0u64);
 r10 = 0u64.wrapping_add(0x0u64);
 r11 = 0u64.wrapping_add(0x7fu64);
 ctx.cia = 0x118ac;
-ctx.gpr[0] = r0; ctx.gpr[2] = r2; ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.gpr[5] = r5; ctx.gpr[6] = r6; ctx.gpr[7] = r7; ctx.gpr[8] = r8; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.gpr[11] = r11; ctx.gpr[20] = r20; ctx.gpr[21] = r21; ctx.gpr[22] = r22; ctx.gpr[23] = r23; ctx.gpr[31] = r31; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; ctx.xer_ca = ca; 
+ctx.gpr[2] = r2; ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.gpr[5] = r5; ctx.gpr[6] = r6; ctx.gpr[7] = r7; ctx.gpr[8] = r8; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.gpr[11] = r11; ctx.gpr[20] = r20; ctx.gpr[21] = r21; ctx.gpr[22] = r22; ctx.gpr[23] = r23; ctx.gpr[31] = r31; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; ctx.xer_ca = ca; 
 rt.syscall(ctx, 0x118a8); if ctx.cia != 0x118ac { return; }
 r1 = ctx.gpr[1]; r28 = ctx.gpr[28]; r29 = ctx.gpr[29]; lr = ctx.lr; 
 r4 = 0u64.wrapping_add(0x0u64);
@@ -2684,7 +2632,7 @@ r3 = r28 | r28;
 lr = 0x118b8;
 ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.lr = lr; 
 let sp = ctx.gpr[1]; crate::f000::p_00013a78(ctx, rt); if ctx.cia != 0x118b8 || ctx.gpr[1] != sp { return; }
-lr = ctx.lr; 
+
 r2 = m.stack_read_u64((r1.wrapping_add(40u64) as u32));
 r9 = u64::from(m.read_u32((r29.wrapping_add(372u64) as u32)));
 r3 = r28 | r28;
@@ -2721,9 +2669,9 @@ r11 = 0u64.wrapping_add(0x5cu64);
 ctx.cia = 0x11924;
 ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.gpr[5] = r5; ctx.gpr[6] = r6; ctx.gpr[7] = r7; ctx.gpr[8] = r8; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.gpr[11] = r11; 
 rt.syscall(ctx, 0x11920); if ctx.cia != 0x11924 { return; }
-r0 = ctx.gpr[0]; r2 = ctx.gpr[2]; r25 = ctx.gpr[25]; r26 = ctx.gpr[26]; r27 = ctx.gpr[27]; r29 = ctx.gpr[29]; r30 = ctx.gpr[30]; lr = ctx.lr; so = ctx.xer_so; 
+r2 = ctx.gpr[2]; r25 = ctx.gpr[25]; r26 = ctx.gpr[26]; r27 = ctx.gpr[27]; r29 = ctx.gpr[29]; r30 = ctx.gpr[30]; lr = ctx.lr; 
 r9 = u64::from(m.read_u32((r29.wrapping_add(48u64) as u32)));
-{ let (x, y) = (i64::from(r9 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (i64::from(r9 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c2 != 0 {
 ent = 1;
 continue 'l6;
@@ -2759,11 +2707,9 @@ let mut c3 = ctx.cr[3];
 let mut lr = ctx.lr;
 let mut ctr = ctx.ctr;
 let mut ca = ctx.xer_ca;
-let mut so = ctx.xer_so;
 'b8: {
 ctx.cia = 0x119a8;
 if rt.verify_on { rt.verify_enter(ctx, 0x119a8); }
-r0 = r0 | 0x0u64;
 let ea = (r1.wrapping_add(18446744073709551592u64) as u32) as u64; let v = r29;
 m.write_u64(ea as u32, v);
 let ea = (r1.wrapping_add(18446744073709551568u64) as u32) as u64; let v = r26;
@@ -2779,7 +2725,6 @@ let ea = (r1.wrapping_add(16u64) as u32) as u64; let v = r0;
 m.write_u64(ea as u32, v);
 r28 = r3 | r3;
 r10 = r2.wrapping_add(0xffffffffffff8020u64);
-r0 = r0 | 0x0u64;
 let ea = (r1.wrapping_add(18446744073709551600u64) as u32) as u64; let v = r30;
 m.write_u64(ea as u32, v);
 let ea = (r1.wrapping_add(18446744073709551608u64) as u32) as u64; let v = r31;
@@ -2790,7 +2735,7 @@ r1 = ea;
 r29 = r2.wrapping_add(0xffffffffffff8020u64);
 let ea = (r1.wrapping_add(40u64) as u32) as u64; let v = r2;
 m.write_u64(ea as u32, v);
-{ let (x, y) = (r10, r29); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (r10, r29); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c0 == 0 {
 break 'b8;
 }
@@ -2801,7 +2746,7 @@ r29 = r29.wrapping_sub(r10);
 r29 = int::rotl64(r29, 61) & 0x1fffffffffffffffu64;
 r31 = r29.wrapping_add(0x1u64);
 r9 = r31 & 0x1u64;
-{ let [a, b, c, d] = nibble_bits(int::cr0(r9, so)); c0 = a; c1 = b; c2 = c; c3 = d; }
+{ let [a, b, c, d] = nibble_bits(int::cr0(r9, 0u8)); c0 = a; c1 = b; c2 = c; c3 = d; }
 if c2 != 0 {
 break 'b5;
 }
@@ -2812,16 +2757,15 @@ ctr = r10;
 r2 = m.read_u64((r9.wrapping_add(8u64) as u32));
 let target = (ctr as u32) & !3;
 let taken = true; lr = 0x11a28;
-ctx.gpr[0] = r0; ctx.gpr[1] = r1; ctx.gpr[2] = r2; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.gpr[26] = r26; ctx.gpr[27] = r27; ctx.gpr[28] = r28; ctx.gpr[29] = r29; ctx.gpr[30] = r30; ctx.gpr[31] = r31; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; ctx.lr = lr; ctx.ctr = ctr; 
+ctx.gpr[1] = r1; ctx.gpr[2] = r2; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.gpr[26] = r26; ctx.gpr[27] = r27; ctx.gpr[28] = r28; ctx.gpr[29] = r29; ctx.gpr[30] = r30; ctx.gpr[31] = r31; ctx.lr = lr; 
 let sp = ctx.gpr[1]; rt.call(ctx, target); if ctx.cia != 0x11a28 || ctx.gpr[1] != sp { return; }
-r0 = ctx.gpr[0]; r10 = ctx.gpr[10]; lr = ctx.lr; ca = ctx.xer_ca; so = ctx.xer_so; 
+
 r2 = m.stack_read_u64((r1.wrapping_add(40u64) as u32));
 r31 = r29 | r29;
-{ let [a, b, c, d] = nibble_bits(int::cr0(r31, so)); c0 = a; c1 = b; c2 = c; c3 = d; }
+{ let [a, b, c, d] = nibble_bits(int::cr0(r31, 0u8)); c0 = a; c1 = b; c2 = c; c3 = d; }
 if c2 != 0 {
 break 'b8;
 }
-r0 = r0 | 0x0u64;
 break 'b5;
 }
 'l5: loop {
@@ -2834,9 +2778,9 @@ ctr = r10;
 r2 = m.read_u64((r9.wrapping_add(8u64) as u32));
 let target = (ctr as u32) & !3;
 let taken = true; lr = 0x11a58;
-ctx.gpr[0] = r0; ctx.gpr[1] = r1; ctx.gpr[2] = r2; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.gpr[26] = r26; ctx.gpr[27] = r27; ctx.gpr[28] = r28; ctx.gpr[29] = r29; ctx.gpr[30] = r30; ctx.gpr[31] = r31; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; ctx.lr = lr; ctx.ctr = ctr; ctx.xer_ca = ca; 
+ctx.gpr[1] = r1; ctx.gpr[2] = r2; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.gpr[26] = r26; ctx.gpr[27] = r27; ctx.gpr[28] = r28; ctx.gpr[29] = r29; ctx.gpr[30] = r30; ctx.gpr[31] = r31; ctx.lr = lr; 
 let sp = ctx.gpr[1]; rt.call(ctx, target); if ctx.cia != 0x11a58 || ctx.gpr[1] != sp { return; }
-lr = ctx.lr; 
+
 r2 = m.stack_read_u64((r1.wrapping_add(40u64) as u32));
 r9 = m.read_u64((r29.wrapping_add(8u64) as u32));
 r10 = m.read_u64((r9.wrapping_add(0u64) as u32));
@@ -2844,12 +2788,12 @@ ctr = r10;
 r2 = m.read_u64((r9.wrapping_add(8u64) as u32));
 let target = (ctr as u32) & !3;
 let taken = true; lr = 0x11a70;
-ctx.gpr[2] = r2; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.lr = lr; ctx.ctr = ctr; 
+ctx.gpr[2] = r2; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.lr = lr; 
 let sp = ctx.gpr[1]; rt.call(ctx, target); if ctx.cia != 0x11a70 || ctx.gpr[1] != sp { return; }
-r0 = ctx.gpr[0]; r10 = ctx.gpr[10]; lr = ctx.lr; so = ctx.xer_so; 
+
 r2 = m.stack_read_u64((r1.wrapping_add(40u64) as u32));
 { let (r, c) = int::add_carry(r31, 0xffffffffffffffffu64); r31 = r; ca = c; }
-{ let [a, b, c, d] = nibble_bits(int::cr0(r31, so)); c0 = a; c1 = b; c2 = c; c3 = d; }
+{ let [a, b, c, d] = nibble_bits(int::cr0(r31, 0u8)); c0 = a; c1 = b; c2 = c; c3 = d; }
 if c2 == 0 {
 continue 'l5;
 }
@@ -2860,16 +2804,14 @@ r5 = r26 | r26;
 r4 = r27 | r27;
 r3 = r28 | r28;
 lr = 0x11a8c;
-ctx.gpr[0] = r0; ctx.gpr[1] = r1; ctx.gpr[2] = r2; ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.gpr[5] = r5; ctx.gpr[10] = r10; ctx.gpr[26] = r26; ctx.gpr[27] = r27; ctx.gpr[28] = r28; ctx.gpr[29] = r29; ctx.gpr[31] = r31; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; ctx.lr = lr; ctx.xer_ca = ca; 
+ctx.gpr[1] = r1; ctx.gpr[2] = r2; ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.gpr[5] = r5; ctx.gpr[10] = r10; ctx.gpr[26] = r26; ctx.gpr[27] = r27; ctx.gpr[28] = r28; ctx.gpr[29] = r29; ctx.gpr[31] = r31; ctx.lr = lr; 
 let sp = ctx.gpr[1]; crate::f000::p_00010158(ctx, rt); if ctx.cia != 0x11a8c || ctx.gpr[1] != sp { return; }
-r0 = ctx.gpr[0]; lr = ctx.lr; 
-r0 = r0 | 0x0u64;
+
 lr = 0x11a94;
-ctx.gpr[0] = r0; ctx.lr = lr; 
+ctx.lr = lr; 
 let sp = ctx.gpr[1]; crate::f000::p_00013890(ctx, rt); if ctx.cia != 0x11a94 || ctx.gpr[1] != sp { return; }
-r0 = ctx.gpr[0]; 
-r0 = r0 | 0x0u64;
-ctx.gpr[0] = r0; 
+
+
 crate::f000::p_00011a98(ctx, rt); return;
 }
 
@@ -2891,18 +2833,17 @@ let mut c2 = ctx.cr[2];
 let mut c3 = ctx.cr[3];
 let mut lr = ctx.lr;
 let mut ctr = ctx.ctr;
-let mut so = ctx.xer_so;
 'b10: {
 'b9: {
 ctx.cia = 0x11a98;
 if rt.verify_on { rt.verify_enter(ctx, 0x11a98); }
 r9 = r3 | r4;
 r9 = r9 & 0x7u64;
-{ let [a, b, c, d] = nibble_bits(int::cr0(r9, so)); c0 = a; c1 = b; c2 = c; c3 = d; }
+{ let [a, b, c, d] = nibble_bits(int::cr0(r9, 0u8)); c0 = a; c1 = b; c2 = c; c3 = d; }
 if c2 == 0 {
 break 'b9;
 }
-{ let (x, y) = (r5, 7u64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (r5, 7u64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c1 == 0 {
 break 'b9;
 }
@@ -2914,11 +2855,11 @@ r7 = int::rotl64(r7, 61) & 0x1fffffffffffffffu64;
 r10 = r3.wrapping_add(0xfffffffffffffff8u64);
 r8 = r7.wrapping_add(0x1u64);
 r6 = r8 & 0x1u64;
-{ let [a, b, c, d] = nibble_bits(int::cr0(r6, so)); c0 = a; c1 = b; c2 = c; c3 = d; }
+{ let [a, b, c, d] = nibble_bits(int::cr0(r6, 0u8)); c0 = a; c1 = b; c2 = c; c3 = d; }
 if c2 != 0 {
 break 'b4;
 }
-{ let (x, y) = ((r7 as i64), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = ((r7 as i64), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 r10 = m.read_u64((r4.wrapping_add(0u64) as u32));
 r9 = r4 | r4;
 let ea = (r3.wrapping_add(0u64) as u32) as u64; let v = r10;
@@ -2951,7 +2892,7 @@ break 'b7;
 }
 r5 = int::rotl64(r5, 0) & 0x7u64;
 r8 = int::rotl64(r8, 3) & 0xfffffffffffffff8u64;
-{ let (x, y) = ((r5 as i64), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = ((r5 as i64), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 r4 = r4.wrapping_add(r8);
 r8 = r3.wrapping_add(r8);
 r9 = r4.wrapping_add(0xffffffffffffffffu64);
@@ -2959,24 +2900,24 @@ r10 = r8.wrapping_add(0xffffffffffffffffu64);
 if c2 == 0 {
 break 'b10;
 }
-ctx.cia = (lr as u32) & !3; ctx.gpr[4] = r4; ctx.gpr[5] = r5; ctx.gpr[6] = r6; ctx.gpr[7] = r7; ctx.gpr[8] = r8; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; ctx.ctr = ctr; return;
+ctx.cia = (lr as u32) & !3; ctx.gpr[4] = r4; return;
 }
-{ let (x, y) = ((r5 as i64), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = ((r5 as i64), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 r8 = r3 | r3;
 r9 = r4.wrapping_add(0xffffffffffffffffu64);
 r10 = r8.wrapping_add(0xffffffffffffffffu64);
 let target = (lr as u32) & !3;
 if c2 != 0 {
-ctx.cia = target; ctx.gpr[8] = r8; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; return;
+ctx.cia = target; return;
 }
 break 'b10;
 }
 'b13: {
 r7 = r5 & 0x1u64;
-{ let [a, b, c, d] = nibble_bits(int::cr0(r7, so)); c0 = a; c1 = b; c2 = c; c3 = d; }
+{ let [a, b, c, d] = nibble_bits(int::cr0(r7, 0u8)); c0 = a; c1 = b; c2 = c; c3 = d; }
 r7 = r5.wrapping_add(0xffffffffffffffffu64);
 if c2 == 0 {
-{ let (x, y) = ((r7 as i64), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = ((r7 as i64), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 r10 = r8 | r8;
 r8 = u64::from(m.read_u8((r4.wrapping_add(0u64) as u32)));
 r9 = r4 | r4;
@@ -2985,7 +2926,7 @@ m.write_u8(ea as u32, v as u8);
 if c2 == 0 {
 break 'b13;
 }
-ctx.cia = (lr as u32) & !3; ctx.gpr[4] = r4; ctx.gpr[5] = r5; ctx.gpr[6] = r6; ctx.gpr[7] = r7; ctx.gpr[8] = r8; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; ctx.ctr = ctr; return;
+ctx.cia = (lr as u32) & !3; ctx.gpr[4] = r4; return;
 }
 break 'b13;
 }
@@ -3006,7 +2947,7 @@ ctr = ctr.wrapping_sub(1);
 if ctr != 0 {
 continue 'l14;
 }
-ctx.cia = (lr as u32) & !3; ctx.gpr[4] = r4; ctx.gpr[5] = r5; ctx.gpr[6] = r6; ctx.gpr[7] = r7; ctx.gpr[8] = r8; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; ctx.ctr = ctr; return;
+ctx.cia = (lr as u32) & !3; ctx.gpr[4] = r4; return;
 }
 }
 
@@ -3031,28 +2972,27 @@ let mut c30 = ctx.cr[30];
 let mut c31 = ctx.cr[31];
 let mut lr = ctx.lr;
 let mut ctr = ctx.ctr;
-let mut so = ctx.xer_so;
 ctx.cia = 0x11ba0;
 if rt.verify_on { rt.verify_enter(ctx, 0x11ba0); }
-{ let (x, y) = (r3, r4); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (r3, r4); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 let target = (lr as u32) & !3;
 if c2 != 0 {
-ctx.cia = target; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; return;
+ctx.cia = target; return;
 }
-{ let (x, y) = ((r5 as i64), 0i64); c28 = (x < y) as u8; c29 = (x > y) as u8; c30 = (x == y) as u8; c31 = so; }
+{ let (x, y) = ((r5 as i64), 0i64); c28 = (x < y) as u8; c29 = (x > y) as u8; c30 = (x == y) as u8; c31 = 0u8; }
 let target = (lr as u32) & !3;
 if c30 != 0 {
-ctx.cia = target; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; ctx.cr[28] = c28; ctx.cr[29] = c29; ctx.cr[30] = c30; ctx.cr[31] = c31; return;
+ctx.cia = target; return;
 }
 if c0 == 0 {
 'b13: {
 r9 = r5 & 0x1u64;
-{ let [a, b, c, d] = nibble_bits(int::cr0(r9, so)); c0 = a; c1 = b; c2 = c; c3 = d; }
+{ let [a, b, c, d] = nibble_bits(int::cr0(r9, 0u8)); c0 = a; c1 = b; c2 = c; c3 = d; }
 r4 = r4.wrapping_add(r5);
 r9 = r3.wrapping_add(r5);
 r10 = r5.wrapping_add(0xffffffffffffffffu64);
 if c2 == 0 {
-{ let (x, y) = ((r10 as i64), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = ((r10 as i64), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 let ea = r4.wrapping_add(0xffffffffffffffffu64);
 r10 = u64::from(m.read_u8((ea as u32)));
 r4 = ea;
@@ -3062,7 +3002,7 @@ r9 = ea;
 if c2 == 0 {
 break 'b13;
 }
-ctx.cia = (lr as u32) & !3; ctx.gpr[4] = r4; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; ctx.cr[28] = c28; ctx.cr[29] = c29; ctx.cr[30] = c30; ctx.cr[31] = c31; return;
+ctx.cia = (lr as u32) & !3; ctx.gpr[4] = r4; return;
 }
 break 'b13;
 }
@@ -3083,17 +3023,17 @@ ctr = ctr.wrapping_sub(1);
 if ctr != 0 {
 continue 'l14;
 }
-ctx.cia = (lr as u32) & !3; ctx.gpr[4] = r4; ctx.gpr[7] = r7; ctx.gpr[8] = r8; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; ctx.cr[28] = c28; ctx.cr[29] = c29; ctx.cr[30] = c30; ctx.cr[31] = c31; ctx.ctr = ctr; return;
+ctx.cia = (lr as u32) & !3; ctx.gpr[4] = r4; return;
 }
 }
 'b6: {
 r9 = r5 & 0x1u64;
-{ let [a, b, c, d] = nibble_bits(int::cr0(r9, so)); c0 = a; c1 = b; c2 = c; c3 = d; }
+{ let [a, b, c, d] = nibble_bits(int::cr0(r9, 0u8)); c0 = a; c1 = b; c2 = c; c3 = d; }
 r10 = r3.wrapping_add(0xffffffffffffffffu64);
 r9 = r4.wrapping_add(0xffffffffffffffffu64);
 r8 = r5.wrapping_add(0xffffffffffffffffu64);
 if c2 == 0 {
-{ let (x, y) = ((r8 as i64), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = ((r8 as i64), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 r8 = u64::from(m.read_u8((r4.wrapping_add(0u64) as u32)));
 r9 = r4 | r4;
 let ea = (r3.wrapping_add(0u64) as u32) as u64; let v = r8;
@@ -3102,7 +3042,7 @@ r10 = r3 | r3;
 if c2 == 0 {
 break 'b6;
 }
-ctx.cia = (lr as u32) & !3; ctx.gpr[8] = r8; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; ctx.cr[28] = c28; ctx.cr[29] = c29; ctx.cr[30] = c30; ctx.cr[31] = c31; return;
+ctx.cia = (lr as u32) & !3; return;
 }
 break 'b6;
 }
@@ -3123,7 +3063,7 @@ ctr = ctr.wrapping_sub(1);
 if ctr != 0 {
 continue 'l7;
 }
-ctx.cia = (lr as u32) & !3; ctx.gpr[7] = r7; ctx.gpr[8] = r8; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; ctx.cr[28] = c28; ctx.cr[29] = c29; ctx.cr[30] = c30; ctx.cr[31] = c31; ctx.ctr = ctr; return;
+ctx.cia = (lr as u32) & !3; return;
 }
 }
 
@@ -3147,11 +3087,10 @@ let mut c2 = ctx.cr[2];
 let mut c3 = ctx.cr[3];
 let mut lr = ctx.lr;
 let mut ctr = ctx.ctr;
-let mut so = ctx.xer_so;
 ctx.cia = 0x11c78;
 if rt.verify_on { rt.verify_enter(ctx, 0x11c78); }
 r9 = int::rotl32_dup(r4, 0) & 0xffu64;
-{ let (x, y) = ((r5 as i64), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = ((r5 as i64), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 r8 = int::rotl64(r4, 8) & 0xff00u64;
 r7 = r4 | r4;
 r8 = r8.wrapping_add(r9);
@@ -3161,21 +3100,20 @@ r9 = int::rotl64(r8, 32) & 0xffffffff00000000u64;
 r8 = r8.wrapping_add(r9);
 let target = (lr as u32) & !3;
 if c2 != 0 {
-ctx.cia = target; ctx.gpr[7] = r7; ctx.gpr[8] = r8; ctx.gpr[9] = r9; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; return;
+ctx.cia = target; return;
 }
 'b10: {
 r9 = r3 & 0x7u64;
-{ let [a, b, c, d] = nibble_bits(int::cr0(r9, so)); c0 = a; c1 = b; c2 = c; c3 = d; }
+{ let [a, b, c, d] = nibble_bits(int::cr0(r9, 0u8)); c0 = a; c1 = b; c2 = c; c3 = d; }
 if c2 != 0 {
 r9 = r3 | r3;
-r0 = r0 | 0x0u64;
 break 'b10;
 }
 'b4: {
 r10 = r5.wrapping_add(0xffffffffffffffffu64);
 r9 = r3 | r3;
 r6 = r10 & 0x1u64;
-{ let [a, b, c, d] = nibble_bits(int::cr0(r6, so)); c0 = a; c1 = b; c2 = c; c3 = d; }
+{ let [a, b, c, d] = nibble_bits(int::cr0(r6, 0u8)); c0 = a; c1 = b; c2 = c; c3 = d; }
 if c2 != 0 {
 break 'b4;
 }
@@ -3184,7 +3122,7 @@ let ea = (r9.wrapping_add(18446744073709551615u64) as u32) as u64; let v = r4;
 m.write_u8(ea as u32, v as u8);
 r5 = r10 | r10;
 r6 = r9 & 0x7u64;
-{ let [a, b, c, d] = nibble_bits(int::cr0(r6, so)); c0 = a; c1 = b; c2 = c; c3 = d; }
+{ let [a, b, c, d] = nibble_bits(int::cr0(r6, 0u8)); c0 = a; c1 = b; c2 = c; c3 = d; }
 if c2 != 0 {
 break 'b10;
 }
@@ -3199,7 +3137,7 @@ let ea = (r9.wrapping_add(18446744073709551615u64) as u32) as u64; let v = r7;
 m.write_u8(ea as u32, v as u8);
 r5 = r5.wrapping_add(0xffffffffffffffffu64);
 r10 = r9 & 0x7u64;
-{ let [a, b, c, d] = nibble_bits(int::cr0(r10, so)); c0 = a; c1 = b; c2 = c; c3 = d; }
+{ let [a, b, c, d] = nibble_bits(int::cr0(r10, 0u8)); c0 = a; c1 = b; c2 = c; c3 = d; }
 ctr = ctr.wrapping_sub(1);
 if ctr != 0 {
 if c2 != 0 {
@@ -3210,16 +3148,16 @@ let ea = (r9.wrapping_add(18446744073709551615u64) as u32) as u64; let v = r7;
 m.write_u8(ea as u32, v as u8);
 r5 = r5.wrapping_add(0xffffffffffffffffu64);
 r10 = r9 & 0x7u64;
-{ let [a, b, c, d] = nibble_bits(int::cr0(r10, so)); c0 = a; c1 = b; c2 = c; c3 = d; }
+{ let [a, b, c, d] = nibble_bits(int::cr0(r10, 0u8)); c0 = a; c1 = b; c2 = c; c3 = d; }
 if c2 != 0 {
 break 'b10;
 }
 continue 'l5;
 }
-ctx.cia = (lr as u32) & !3; ctx.gpr[5] = r5; ctx.gpr[6] = r6; ctx.gpr[7] = r7; ctx.gpr[8] = r8; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; ctx.ctr = ctr; return;
+ctx.cia = (lr as u32) & !3; return;
 }
 }
-{ let (x, y) = (r5, 7u64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (r5, 7u64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 'b22: {
 if c1 == 0 {
 break 'b22;
@@ -3231,18 +3169,18 @@ r10 = r9.wrapping_add(0xfffffffffffffff8u64);
 r4 = int::rotl64(r4, 61) & 0x1fffffffffffffffu64;
 r6 = r4.wrapping_add(0x1u64);
 r0 = r6 & 0x3u64;
-{ let [a, b, c, d] = nibble_bits(int::cr0(r0, so)); c0 = a; c1 = b; c2 = c; c3 = d; }
+{ let [a, b, c, d] = nibble_bits(int::cr0(r0, 0u8)); c0 = a; c1 = b; c2 = c; c3 = d; }
 r11 = r6 | r6;
 if c2 != 0 {
 break 'b18;
 }
 'b17: {
-{ let (x, y) = ((r0 as i64), 1i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = ((r0 as i64), 1i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c2 != 0 {
 break 'b17;
 }
 'b16: {
-{ let (x, y) = ((r0 as i64), 2i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = ((r0 as i64), 2i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c2 != 0 {
 break 'b16;
 }
@@ -3258,7 +3196,7 @@ m.write_u64(ea as u32, v);
 r10 = ea;
 break 'b17;
 }
-{ let (x, y) = ((r11 as i64), 1i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = ((r11 as i64), 1i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 let ea = r10.wrapping_add(0x8u64); let v = r8;
 m.write_u64(ea as u32, v);
 r10 = ea;
@@ -3287,18 +3225,17 @@ break 'b21;
 }
 }
 r5 = r5 & 0x7u64;
-{ let [a, b, c, d] = nibble_bits(int::cr0(r5, so)); c0 = a; c1 = b; c2 = c; c3 = d; }
+{ let [a, b, c, d] = nibble_bits(int::cr0(r5, 0u8)); c0 = a; c1 = b; c2 = c; c3 = d; }
 r6 = int::rotl64(r6, 3) & 0xfffffffffffffff8u64;
 r9 = r9.wrapping_add(r6);
 let target = (lr as u32) & !3;
 if c2 != 0 {
-ctx.cia = target; ctx.gpr[0] = r0; ctx.gpr[4] = r4; ctx.gpr[5] = r5; ctx.gpr[6] = r6; ctx.gpr[7] = r7; ctx.gpr[8] = r8; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.gpr[11] = r11; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; ctx.ctr = ctr; return;
+ctx.cia = target; ctx.gpr[4] = r4; return;
 }
 break 'b22;
 }
 r9 = r9.wrapping_add(0xffffffffffffffffu64);
 ctr = r5;
-r0 = r0 | 0x0u64;
 'l23: loop {
 let ea = r9.wrapping_add(0x1u64); let v = r7;
 m.write_u8(ea as u32, v as u8);
@@ -3307,7 +3244,7 @@ ctr = ctr.wrapping_sub(1);
 if ctr != 0 {
 continue 'l23;
 }
-ctx.cia = (lr as u32) & !3; ctx.gpr[0] = r0; ctx.gpr[4] = r4; ctx.gpr[5] = r5; ctx.gpr[6] = r6; ctx.gpr[7] = r7; ctx.gpr[8] = r8; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.gpr[11] = r11; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; ctx.ctr = ctr; return;
+ctx.cia = (lr as u32) & !3; ctx.gpr[4] = r4; return;
 }
 }
 
@@ -3329,11 +3266,10 @@ let mut c2 = ctx.cr[2];
 let mut c3 = ctx.cr[3];
 let mut lr = ctx.lr;
 let mut ctr = ctx.ctr;
-let mut so = ctx.xer_so;
 'b9: {
 ctx.cia = 0x11db8;
 if rt.verify_on { rt.verify_enter(ctx, 0x11db8); }
-{ let (x, y) = ((r5 as i64), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = ((r5 as i64), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c2 != 0 {
 break 'b9;
 }
@@ -3342,7 +3278,7 @@ break 'b9;
 r10 = r5 | r5;
 r5 = r5.wrapping_add(0xffffffffffffffffu64);
 r9 = r10 & 0x1u64;
-{ let [a, b, c, d] = nibble_bits(int::cr0(r9, so)); c0 = a; c1 = b; c2 = c; c3 = d; }
+{ let [a, b, c, d] = nibble_bits(int::cr0(r9, 0u8)); c0 = a; c1 = b; c2 = c; c3 = d; }
 r8 = r3.wrapping_add(0xffffffffffffffffu64);
 r5 = r3.wrapping_add(r5);
 r7 = r4.wrapping_add(0xffffffffffffffffu64);
@@ -3351,11 +3287,11 @@ r9 = u64::from(m.read_u8((r3.wrapping_add(0u64) as u32)));
 r8 = r3 | r3;
 r3 = u64::from(m.read_u8((r4.wrapping_add(0u64) as u32)));
 r7 = r4 | r4;
-{ let (x, y) = (i64::from(r9 as i32), i64::from(r3 as i32)); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (i64::from(r9 as i32), i64::from(r3 as i32)); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c2 == 0 {
 break 'b8;
 }
-{ let (x, y) = (r8, r5); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (r8, r5); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c2 == 0 {
 break 'b4;
 }
@@ -3372,11 +3308,11 @@ r3 = u64::from(m.read_u8((r7.wrapping_add(1u64) as u32)));
 r10 = r7.wrapping_add(0x1u64);
 r8 = r6.wrapping_add(0x1u64);
 r7 = r10.wrapping_add(0x1u64);
-{ let (x, y) = (i64::from(r9 as i32), i64::from(r3 as i32)); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (i64::from(r9 as i32), i64::from(r3 as i32)); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c2 != 0 {
 r9 = u64::from(m.read_u8((r6.wrapping_add(1u64) as u32)));
 r3 = u64::from(m.read_u8((r10.wrapping_add(1u64) as u32)));
-{ let (x, y) = (i64::from(r9 as i32), i64::from(r3 as i32)); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (i64::from(r9 as i32), i64::from(r3 as i32)); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c2 == 0 {
 break 'b8;
 }
@@ -3391,11 +3327,11 @@ break 'b8;
 }
 r3 = r9.wrapping_sub(r3);
 r3 = r3 as i32 as u64;
-ctx.cia = (lr as u32) & !3; ctx.gpr[3] = r3; ctx.gpr[5] = r5; ctx.gpr[6] = r6; ctx.gpr[7] = r7; ctx.gpr[8] = r8; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; ctx.ctr = ctr; return;
+ctx.cia = (lr as u32) & !3; ctx.gpr[3] = r3; return;
 }
 r3 = 0u64.wrapping_add(0x0u64);
 r3 = r3 as i32 as u64;
-ctx.cia = (lr as u32) & !3; ctx.gpr[3] = r3; ctx.gpr[5] = r5; ctx.gpr[6] = r6; ctx.gpr[7] = r7; ctx.gpr[8] = r8; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; ctx.ctr = ctr; return;
+ctx.cia = (lr as u32) & !3; ctx.gpr[3] = r3; return;
 }
 
 /// 0x00011e58
@@ -3410,26 +3346,25 @@ let mut c1 = ctx.cr[1];
 let mut c2 = ctx.cr[2];
 let mut c3 = ctx.cr[3];
 let mut lr = ctx.lr;
-let mut so = ctx.xer_so;
 ctx.cia = 0x11e58;
 if rt.verify_on { rt.verify_enter(ctx, 0x11e58); }
 r9 = u64::from(m.read_u8((r3.wrapping_add(0u64) as u32)));
-{ let (x, y) = (i64::from(r9 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (i64::from(r9 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c2 != 0 {
 r3 = 0u64.wrapping_add(0x0u64);
-ctx.cia = (lr as u32) & !3; ctx.gpr[3] = r3; ctx.gpr[9] = r9; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; return;
+ctx.cia = (lr as u32) & !3; ctx.gpr[3] = r3; return;
 }
 r9 = r3 | r3;
 'l2: loop {
 let ea = r9.wrapping_add(0x1u64);
 r10 = u64::from(m.read_u8((ea as u32)));
 r9 = ea;
-{ let (x, y) = (i64::from(r10 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (i64::from(r10 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c2 == 0 {
 continue 'l2;
 }
 r3 = r9.wrapping_sub(r3);
-ctx.cia = (lr as u32) & !3; ctx.gpr[3] = r3; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; return;
+ctx.cia = (lr as u32) & !3; ctx.gpr[3] = r3; return;
 }
 }
 
@@ -3447,27 +3382,26 @@ let mut c1 = ctx.cr[1];
 let mut c2 = ctx.cr[2];
 let mut c3 = ctx.cr[3];
 let mut lr = ctx.lr;
-let mut so = ctx.xer_so;
 'b4: {
 ctx.cia = 0x11e88;
 if rt.verify_on { rt.verify_enter(ctx, 0x11e88); }
 r9 = u64::from(m.read_u8((r3.wrapping_add(0u64) as u32)));
-{ let (x, y) = (i64::from(r9 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (i64::from(r9 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c2 == 0 {
 'l3: loop {
 r10 = u64::from(m.read_u8((r4.wrapping_add(0u64) as u32)));
 r8 = r4.wrapping_add(0x1u64);
-{ let (x, y) = (i64::from(r10 as i32), i64::from(r9 as i32)); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (i64::from(r10 as i32), i64::from(r9 as i32)); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c2 != 0 {
 let ea = r3.wrapping_add(0x1u64);
 r9 = u64::from(m.read_u8((ea as u32)));
 r3 = ea;
-{ let (x, y) = (i64::from(r9 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (i64::from(r9 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c2 != 0 {
 r10 = u64::from(m.read_u8((r4.wrapping_add(1u64) as u32)));
 r3 = r9.wrapping_sub(r10);
 r3 = r3 as i32 as u64;
-ctx.cia = (lr as u32) & !3; ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.gpr[8] = r8; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; return;
+ctx.cia = (lr as u32) & !3; ctx.gpr[3] = r3; ctx.gpr[4] = r4; return;
 }
 r4 = r8 | r8;
 continue 'l3;
@@ -3480,7 +3414,7 @@ break 'b4;
 }
 r3 = r9.wrapping_sub(r10);
 r3 = r3 as i32 as u64;
-ctx.cia = (lr as u32) & !3; ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.gpr[8] = r8; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; return;
+ctx.cia = (lr as u32) & !3; ctx.gpr[3] = r3; ctx.gpr[4] = r4; return;
 }
 
 /// 0x00011ee0
@@ -3502,11 +3436,10 @@ let mut c30 = ctx.cr[30];
 let mut c31 = ctx.cr[31];
 let mut lr = ctx.lr;
 let mut ctr = ctx.ctr;
-let mut so = ctx.xer_so;
 'b6: {
 ctx.cia = 0x11ee0;
 if rt.verify_on { rt.verify_enter(ctx, 0x11ee0); }
-{ let (x, y) = ((r5 as i64), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = ((r5 as i64), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c2 != 0 {
 break 'b6;
 }
@@ -3520,8 +3453,8 @@ r10 = ea;
 let ea = r4.wrapping_add(0x1u64);
 r3 = u64::from(m.read_u8((ea as u32)));
 r4 = ea;
-{ let (x, y) = (i64::from(r9 as i32), i64::from(r3 as i32)); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
-{ let (x, y) = (i64::from(r9 as i32), 0i64); c28 = (x < y) as u8; c29 = (x > y) as u8; c30 = (x == y) as u8; c31 = so; }
+{ let (x, y) = (i64::from(r9 as i32), i64::from(r3 as i32)); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
+{ let (x, y) = (i64::from(r9 as i32), 0i64); c28 = (x < y) as u8; c29 = (x > y) as u8; c30 = (x == y) as u8; c31 = 0u8; }
 if c2 != 0 {
 if c30 != 0 {
 break 'b6;
@@ -3534,12 +3467,12 @@ continue 'l2;
 }
 r3 = r9.wrapping_sub(r3);
 r3 = r3 as i32 as u64;
-ctx.cia = (lr as u32) & !3; ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; ctx.cr[28] = c28; ctx.cr[29] = c29; ctx.cr[30] = c30; ctx.cr[31] = c31; ctx.ctr = ctr; return;
+ctx.cia = (lr as u32) & !3; ctx.gpr[3] = r3; ctx.gpr[4] = r4; return;
 }
 }
 r3 = 0u64.wrapping_add(0x0u64);
 r3 = r3 as i32 as u64;
-ctx.cia = (lr as u32) & !3; ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; ctx.cr[28] = c28; ctx.cr[29] = c29; ctx.cr[30] = c30; ctx.cr[31] = c31; ctx.ctr = ctr; return;
+ctx.cia = (lr as u32) & !3; ctx.gpr[3] = r3; ctx.gpr[4] = r4; return;
 }
 
 /// 0x00011f30
@@ -3556,7 +3489,6 @@ let mut c1 = ctx.cr[1];
 let mut c2 = ctx.cr[2];
 let mut c3 = ctx.cr[3];
 let mut lr = ctx.lr;
-let mut so = ctx.xer_so;
 ctx.cia = 0x11f30;
 if rt.verify_on { rt.verify_enter(ctx, 0x11f30); }
 r4 = r4.wrapping_add(0xffffffffffffffffu64);
@@ -3569,10 +3501,10 @@ r8 = int::rotl32_dup(r9, 0) & 0xffu64;
 let ea = r10.wrapping_add(0x1u64); let v = r9;
 m.write_u8(ea as u32, v as u8);
 r10 = ea;
-{ let (x, y) = (i64::from(r8 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (i64::from(r8 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 let target = (lr as u32) & !3;
 if c2 != 0 {
-ctx.cia = target; ctx.gpr[4] = r4; ctx.gpr[8] = r8; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; return;
+ctx.cia = target; ctx.gpr[4] = r4; return;
 }
 let ea = r4.wrapping_add(0x1u64);
 r9 = u64::from(m.read_u8((ea as u32)));
@@ -3581,11 +3513,11 @@ r8 = int::rotl32_dup(r9, 0) & 0xffu64;
 let ea = r10.wrapping_add(0x1u64); let v = r9;
 m.write_u8(ea as u32, v as u8);
 r10 = ea;
-{ let (x, y) = (i64::from(r8 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (i64::from(r8 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c2 == 0 {
 continue 'l1;
 }
-ctx.cia = (lr as u32) & !3; ctx.gpr[4] = r4; ctx.gpr[8] = r8; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; return;
+ctx.cia = (lr as u32) & !3; ctx.gpr[4] = r4; return;
 }
 }
 
@@ -3607,35 +3539,34 @@ let mut c2 = ctx.cr[2];
 let mut c3 = ctx.cr[3];
 let mut lr = ctx.lr;
 let mut ctr = ctx.ctr;
-let mut so = ctx.xer_so;
 ctx.cia = 0x11f68;
 if rt.verify_on { rt.verify_enter(ctx, 0x11f68); }
-{ let (x, y) = ((r5 as i64), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = ((r5 as i64), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 r9 = 0u64.wrapping_add(0x0u64);
 let target = (lr as u32) & !3;
 if c2 != 0 {
-ctx.cia = target; ctx.gpr[9] = r9; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; return;
+ctx.cia = target; return;
 }
 'b10: {
 'b5: {
 r8 = r5 & 0x1u64;
-{ let [a, b, c, d] = nibble_bits(int::cr0(r8, so)); c0 = a; c1 = b; c2 = c; c3 = d; }
+{ let [a, b, c, d] = nibble_bits(int::cr0(r8, 0u8)); c0 = a; c1 = b; c2 = c; c3 = d; }
 r10 = r5 | r5;
 if c2 == 0 {
 r8 = u64::from(m.read_u8((r4.wrapping_add(0u64) as u32)));
 r7 = int::rotl32_dup(r8, 0) & 0xffu64;
-{ let (x, y) = (i64::from(r7 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (i64::from(r7 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c2 != 0 {
 break 'b10;
 }
-{ let (x, y) = (r5, 1u64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (r5, 1u64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 let ea = (r3.wrapping_add(0u64) as u32) as u64; let v = r8;
 m.write_u8(ea as u32, v as u8);
 r9 = 0u64.wrapping_add(0x1u64);
 if c2 == 0 {
 break 'b5;
 }
-ctx.cia = (lr as u32) & !3; ctx.gpr[7] = r7; ctx.gpr[8] = r8; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; return;
+ctx.cia = (lr as u32) & !3; return;
 }
 break 'b5;
 }
@@ -3644,14 +3575,14 @@ ctr = r10;
 'l6: loop {
 r10 = u64::from(m.read_u8((r4.wrapping_add(r9) as u32)));
 r8 = int::rotl32_dup(r10, 0) & 0xffu64;
-{ let (x, y) = (i64::from(r8 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (i64::from(r8 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c2 == 0 {
 let ea = (r3.wrapping_add(r9) as u32) as u64; let v = r10;
 m.write_u8(ea as u32, v as u8);
 r9 = r9.wrapping_add(0x1u64);
 r10 = u64::from(m.read_u8((r4.wrapping_add(r9) as u32)));
 r8 = int::rotl32_dup(r10, 0) & 0xffu64;
-{ let (x, y) = (i64::from(r8 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (i64::from(r8 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c2 != 0 {
 break 'b10;
 }
@@ -3660,23 +3591,23 @@ m.write_u8(ea as u32, v as u8);
 r9 = r9.wrapping_add(0x1u64);
 ctr = ctr.wrapping_sub(1);
 if ctr == 0 {
-ctx.cia = (lr as u32) & !3; ctx.gpr[7] = r7; ctx.gpr[8] = r8; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; ctx.ctr = ctr; return;
+ctx.cia = (lr as u32) & !3; return;
 }
 continue 'l6;
 }
 break 'b10;
 }
 }
-{ let (x, y) = (r5, r9); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (r5, r9); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 let target = (lr as u32) & !3;
 if c1 == 0 {
-ctx.cia = target; ctx.gpr[7] = r7; ctx.gpr[8] = r8; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; ctx.ctr = ctr; return;
+ctx.cia = target; return;
 }
 'b17: {
 r5 = r5.wrapping_sub(r9);
 r9 = r9.wrapping_add(0xffffffffffffffffu64);
 r7 = r5 & 0x3u64;
-{ let [a, b, c, d] = nibble_bits(int::cr0(r7, so)); c0 = a; c1 = b; c2 = c; c3 = d; }
+{ let [a, b, c, d] = nibble_bits(int::cr0(r7, 0u8)); c0 = a; c1 = b; c2 = c; c3 = d; }
 r9 = r3.wrapping_add(r9);
 r6 = r5.wrapping_add(0xffffffffffffffffu64);
 r8 = r5 | r5;
@@ -3685,12 +3616,12 @@ if c2 != 0 {
 break 'b17;
 }
 'b16: {
-{ let (x, y) = ((r7 as i64), 1i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = ((r7 as i64), 1i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c2 != 0 {
 break 'b16;
 }
 'b15: {
-{ let (x, y) = ((r7 as i64), 2i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = ((r7 as i64), 2i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c2 != 0 {
 break 'b15;
 }
@@ -3706,13 +3637,13 @@ m.write_u8(ea as u32, v as u8);
 r9 = ea;
 break 'b16;
 }
-{ let (x, y) = ((r5 as i64), 1i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = ((r5 as i64), 1i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 let ea = r9.wrapping_add(0x1u64); let v = r10;
 m.write_u8(ea as u32, v as u8);
 r9 = ea;
 let target = (lr as u32) & !3;
 if c2 != 0 {
-ctx.cia = target; ctx.gpr[5] = r5; ctx.gpr[6] = r6; ctx.gpr[7] = r7; ctx.gpr[8] = r8; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; ctx.ctr = ctr; return;
+ctx.cia = target; return;
 }
 break 'b17;
 }
@@ -3732,7 +3663,7 @@ ctr = ctr.wrapping_sub(1);
 if ctr != 0 {
 continue 'l18;
 }
-ctx.cia = (lr as u32) & !3; ctx.gpr[5] = r5; ctx.gpr[6] = r6; ctx.gpr[7] = r7; ctx.gpr[8] = r8; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; ctx.ctr = ctr; return;
+ctx.cia = (lr as u32) & !3; return;
 }
 }
 
@@ -3749,32 +3680,31 @@ let mut c1 = ctx.cr[1];
 let mut c2 = ctx.cr[2];
 let mut c3 = ctx.cr[3];
 let mut lr = ctx.lr;
-let mut so = ctx.xer_so;
 ctx.cia = 0x12068;
 if rt.verify_on { rt.verify_enter(ctx, 0x12068); }
 r10 = int::rotl32_dup(r4, 0) & 0xffu64;
 r9 = u64::from(m.read_u8((r3.wrapping_add(0u64) as u32)));
-{ let (x, y) = (i64::from(r9 as i32), i64::from(r10 as i32)); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (i64::from(r9 as i32), i64::from(r10 as i32)); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 let target = (lr as u32) & !3;
 if c2 != 0 {
-ctx.cia = target; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; return;
+ctx.cia = target; return;
 }
 r4 = r10 | r10;
 'l2: loop {
-{ let (x, y) = (i64::from(r9 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (i64::from(r9 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c2 == 0 {
 let ea = r3.wrapping_add(0x1u64);
 r9 = u64::from(m.read_u8((ea as u32)));
 r3 = ea;
-{ let (x, y) = (i64::from(r9 as i32), i64::from(r4 as i32)); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (i64::from(r9 as i32), i64::from(r4 as i32)); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 let target = (lr as u32) & !3;
 if c2 != 0 {
-ctx.cia = target; ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; return;
+ctx.cia = target; ctx.gpr[3] = r3; ctx.gpr[4] = r4; return;
 }
 continue 'l2;
 }
 r3 = 0u64.wrapping_add(0x0u64);
-ctx.cia = (lr as u32) & !3; ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; return;
+ctx.cia = (lr as u32) & !3; ctx.gpr[3] = r3; ctx.gpr[4] = r4; return;
 }
 }
 
@@ -3782,7 +3712,6 @@ ctx.cia = (lr as u32) & !3; ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.gpr[9] = r9; c
 #[unsafe(no_mangle)]
 pub fn p_000120a0(ctx: &mut PpuContext, rt: &Rt) {
 let m = rt.view();
-let mut r0 = ctx.gpr[0];
 let mut r3 = ctx.gpr[3];
 let mut r4 = ctx.gpr[4];
 let mut r8 = ctx.gpr[8];
@@ -3793,12 +3722,11 @@ let mut c1 = ctx.cr[1];
 let mut c2 = ctx.cr[2];
 let mut c3 = ctx.cr[3];
 let mut lr = ctx.lr;
-let mut so = ctx.xer_so;
 'b2: {
 ctx.cia = 0x120a0;
 if rt.verify_on { rt.verify_enter(ctx, 0x120a0); }
 r9 = u64::from(m.read_u8((r3.wrapping_add(0u64) as u32)));
-{ let (x, y) = (i64::from(r9 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (i64::from(r9 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 r9 = r3 | r3;
 if c2 != 0 {
 break 'b2;
@@ -3807,7 +3735,7 @@ break 'b2;
 let ea = r9.wrapping_add(0x1u64);
 r10 = u64::from(m.read_u8((ea as u32)));
 r9 = ea;
-{ let (x, y) = (i64::from(r10 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (i64::from(r10 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c2 == 0 {
 continue 'l1;
 }
@@ -3816,7 +3744,6 @@ break 'b2;
 }
 r4 = r4.wrapping_add(0xffffffffffffffffu64);
 r9 = r9.wrapping_add(0xffffffffffffffffu64);
-r0 = r0 | 0x0u64;
 'l3: loop {
 let ea = r4.wrapping_add(0x1u64);
 r10 = u64::from(m.read_u8((ea as u32)));
@@ -3825,10 +3752,10 @@ r8 = int::rotl32_dup(r10, 0) & 0xffu64;
 let ea = r9.wrapping_add(0x1u64); let v = r10;
 m.write_u8(ea as u32, v as u8);
 r9 = ea;
-{ let (x, y) = (i64::from(r8 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (i64::from(r8 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 let target = (lr as u32) & !3;
 if c2 != 0 {
-ctx.cia = target; ctx.gpr[0] = r0; ctx.gpr[4] = r4; ctx.gpr[8] = r8; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; return;
+ctx.cia = target; ctx.gpr[4] = r4; return;
 }
 let ea = r4.wrapping_add(0x1u64);
 r10 = u64::from(m.read_u8((ea as u32)));
@@ -3837,11 +3764,11 @@ r8 = int::rotl32_dup(r10, 0) & 0xffu64;
 let ea = r9.wrapping_add(0x1u64); let v = r10;
 m.write_u8(ea as u32, v as u8);
 r9 = ea;
-{ let (x, y) = (i64::from(r8 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (i64::from(r8 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c2 == 0 {
 continue 'l3;
 }
-ctx.cia = (lr as u32) & !3; ctx.gpr[0] = r0; ctx.gpr[4] = r4; ctx.gpr[8] = r8; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; return;
+ctx.cia = (lr as u32) & !3; ctx.gpr[4] = r4; return;
 }
 }
 
@@ -3880,11 +3807,10 @@ let mut c30 = ctx.cr[30];
 let mut c31 = ctx.cr[31];
 let mut lr = ctx.lr;
 let mut ctr = ctx.ctr;
-let mut so = ctx.xer_so;
 'b2: {
 ctx.cia = 0x120f8;
 if rt.verify_on { rt.verify_enter(ctx, 0x120f8); }
-{ let (x, y) = ((r7 as i64), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = ((r7 as i64), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 let ea = (r1.wrapping_add(18446744073709551608u64) as u32) as u64; let v = r31;
 m.write_u64(ea as u32, v);
 r31 = r2.wrapping_add(0xffffffffffff0000u64);
@@ -3907,11 +3833,10 @@ break 'b2;
 r30 = r1.wrapping_add(0xffffffffffffffbfu64);
 r7 = 0u64.wrapping_add(0x0u64);
 r12 = r30 | r30;
-r0 = r0 | 0x0u64;
 'l3: loop {
 r7 = r7.wrapping_add(0x1u64);
 let (r, o) = int::divdu(r4, r6); r0 = r; let _ = o;
-{ let (x, y) = (r4, r6); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (r4, r6); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 let (r, o) = int::mulld(r0, r6); r11 = r; let _ = o;
 r11 = r4.wrapping_sub(r11);
 r4 = r0 | r0;
@@ -3923,7 +3848,7 @@ if c0 == 0 {
 continue 'l3;
 }
 'b16: {
-{ let (x, y) = (i64::from(r7 as i32), i64::from(r9 as i32)); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (i64::from(r7 as i32), i64::from(r9 as i32)); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c0 == 0 {
 break 'b16;
 }
@@ -3934,7 +3859,7 @@ r7 = r7 as i32 as u64;
 r4 = int::rotl64(r4, 0) & 0xffffffffu64;
 r7 = r7.wrapping_add(0xffffffffffffff90u64);
 r0 = r4 & 0x3u64;
-{ let [a, b, c, d] = nibble_bits(int::cr0(r0, so)); c0 = a; c1 = b; c2 = c; c3 = d; }
+{ let [a, b, c, d] = nibble_bits(int::cr0(r0, 0u8)); c0 = a; c1 = b; c2 = c; c3 = d; }
 r7 = r7.wrapping_add(r1);
 r31 = r4.wrapping_add(0xffffffffffffffffu64);
 r7 = r7.wrapping_add(0x2fu64);
@@ -3944,12 +3869,12 @@ if c2 != 0 {
 break 'b12;
 }
 'b11: {
-{ let (x, y) = ((r0 as i64), 1i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = ((r0 as i64), 1i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c2 != 0 {
 break 'b11;
 }
 'b10: {
-{ let (x, y) = ((r0 as i64), 2i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = ((r0 as i64), 2i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c2 != 0 {
 break 'b10;
 }
@@ -3965,7 +3890,7 @@ m.write_u8(ea as u32, v as u8);
 r7 = ea;
 break 'b11;
 }
-{ let (x, y) = ((r4 as i64), 1i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = ((r4 as i64), 1i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 let ea = r7.wrapping_add(0x1u64); let v = r6;
 m.write_u8(ea as u32, v as u8);
 r7 = ea;
@@ -4002,38 +3927,38 @@ break 'b16;
 'b43: {
 'b27: {
 r6 = m.read_u64((r3.wrapping_add(16u64) as u32));
-{ let (x, y) = ((r5 as i64), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = ((r5 as i64), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 r5 = m.read_u64((r3.wrapping_add(8u64) as u32));
 if c2 != 0 {
 'b41: {
 r9 = u64::from((r28 as u32).leading_zeros());
-{ let (x, y) = ((r10 as i64), 0i64); c28 = (x < y) as u8; c29 = (x > y) as u8; c30 = (x == y) as u8; c31 = so; }
+{ let (x, y) = ((r10 as i64), 0i64); c28 = (x < y) as u8; c29 = (x > y) as u8; c30 = (x == y) as u8; c31 = 0u8; }
 r9 = int::rotl32_dup(r9, 27) & 0x7ffffffu64;
 r9 = r9 ^ 0x1u64;
 r4 = r9.wrapping_add(r7);
 if c30 == 0 {
 break 'b41;
 }
-{ let (x, y) = (u64::from(r29 as u32), 32u64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (u64::from(r29 as u32), 32u64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c2 != 0 {
-{ let (x, y) = (i64::from(r4 as i32), i64::from(r8 as i32)); c20 = (x < y) as u8; c21 = (x > y) as u8; c22 = (x == y) as u8; c23 = so; }
+{ let (x, y) = (i64::from(r4 as i32), i64::from(r8 as i32)); c20 = (x < y) as u8; c21 = (x > y) as u8; c22 = (x == y) as u8; c23 = 0u8; }
 if c20 == 0 {
 break 'b41;
 }
 break 'b27;
 }
-{ let (x, y) = ((r28 as i64), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = ((r28 as i64), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 r10 = r6 | r6;
 if c2 == 0 {
 break 'b43;
 }
-{ let (x, y) = (u64::from(r29 as u32), 48u64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (u64::from(r29 as u32), 48u64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c2 == 0 {
 break 'b54;
 }
 break 'b48;
 }
-{ let (x, y) = ((r28 as i64), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = ((r28 as i64), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 r10 = r6 | r6;
 if c2 != 0 {
 break 'b54;
@@ -4041,14 +3966,14 @@ break 'b54;
 break 'b43;
 }
 'b21: {
-{ let (x, y) = ((r10 as i64), 0i64); c28 = (x < y) as u8; c29 = (x > y) as u8; c30 = (x == y) as u8; c31 = so; }
+{ let (x, y) = ((r10 as i64), 0i64); c28 = (x < y) as u8; c29 = (x > y) as u8; c30 = (x == y) as u8; c31 = 0u8; }
 r4 = r7.wrapping_add(0x1u64);
 if c30 != 0 {
-{ let (x, y) = (u64::from(r29 as u32), 32u64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (u64::from(r29 as u32), 32u64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c2 == 0 {
 break 'b21;
 }
-{ let (x, y) = (i64::from(r4 as i32), i64::from(r8 as i32)); c20 = (x < y) as u8; c21 = (x > y) as u8; c22 = (x == y) as u8; c23 = so; }
+{ let (x, y) = (i64::from(r4 as i32), i64::from(r8 as i32)); c20 = (x < y) as u8; c21 = (x > y) as u8; c22 = (x == y) as u8; c23 = 0u8; }
 r28 = 0u64.wrapping_add(0x2du64);
 if c20 != 0 {
 break 'b27;
@@ -4076,7 +4001,7 @@ r11 = 0u64.wrapping_add(0x20u64);
 'l32: loop {
 'b35: {
 r6 = r10.wrapping_add(0x1u64);
-{ let (x, y) = (r6, r5); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (r6, r5); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c0 != 0 {
 r9 = m.read_u64((r3.wrapping_add(0u64) as u32));
 let ea = (r9.wrapping_add(r10) as u32) as u64; let v = r11;
@@ -4113,7 +4038,7 @@ break 'b38;
 }
 r6 = int::rotl32_dup(r28, 0) & 0xffu64;
 r8 = r8.wrapping_add(r9);
-{ let (x, y) = (i64::from(r6 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (i64::from(r6 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 r8 = r8 as i32 as u64;
 if c2 != 0 {
 break 'b47;
@@ -4124,7 +4049,7 @@ break 'b43;
 }
 r10 = r6.wrapping_add(0x1u64);
 'b46: {
-{ let (x, y) = (r10, r5); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (r10, r5); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c0 == 0 {
 break 'b46;
 }
@@ -4143,13 +4068,13 @@ break 'b54;
 }
 break 'b47;
 }
-{ let (x, y) = (u64::from(r29 as u32), 48u64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (u64::from(r29 as u32), 48u64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c2 != 0 {
 break 'b48;
 }
 break 'b54;
 }
-{ let (x, y) = (i64::from(r4 as i32), i64::from(r8 as i32)); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (i64::from(r4 as i32), i64::from(r8 as i32)); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c0 == 0 {
 break 'b54;
 }
@@ -4160,7 +4085,7 @@ ctr = r9;
 'l50: loop {
 'b53: {
 r6 = r10.wrapping_add(0x1u64);
-{ let (x, y) = (r6, r5); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (r6, r5); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c0 != 0 {
 r6 = m.read_u64((r3.wrapping_add(0u64) as u32));
 let ea = (r6.wrapping_add(r10) as u32) as u64; let v = r8;
@@ -4195,7 +4120,7 @@ ctr = r9;
 'l55: loop {
 'b57: {
 r9 = r10.wrapping_add(0x1u64);
-{ let (x, y) = (r9, r5); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (r9, r5); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c0 == 0 {
 break 'b57;
 }
@@ -4218,7 +4143,7 @@ continue 'l55;
 }
 'b66: {
 if c30 == 0 {
-{ let (x, y) = (i64::from(r4 as i32), i64::from(r8 as i32)); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (i64::from(r4 as i32), i64::from(r8 as i32)); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c0 == 0 {
 break 'b66;
 }
@@ -4230,7 +4155,7 @@ ctr = r10;
 'b64: {
 r10 = r9.wrapping_add(0x1u64);
 r8 = m.read_u64((r3.wrapping_add(8u64) as u32));
-{ let (x, y) = (r10, r8); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (r10, r8); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c0 != 0 {
 r10 = m.read_u64((r3.wrapping_add(0u64) as u32));
 let ea = (r10.wrapping_add(r9) as u32) as u64; let v = r7;
@@ -4257,7 +4182,7 @@ r28 = m.stack_read_u64((r1.wrapping_add(18446744073709551584u64) as u32));
 r29 = m.stack_read_u64((r1.wrapping_add(18446744073709551592u64) as u32));
 r30 = m.stack_read_u64((r1.wrapping_add(18446744073709551600u64) as u32));
 r31 = m.stack_read_u64((r1.wrapping_add(18446744073709551608u64) as u32));
-ctx.cia = (lr as u32) & !3; ctx.gpr[0] = r0; ctx.gpr[4] = r4; ctx.gpr[5] = r5; ctx.gpr[6] = r6; ctx.gpr[7] = r7; ctx.gpr[8] = r8; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.gpr[11] = r11; ctx.gpr[12] = r12; ctx.gpr[28] = r28; ctx.gpr[29] = r29; ctx.gpr[30] = r30; ctx.gpr[31] = r31; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; ctx.cr[20] = c20; ctx.cr[21] = c21; ctx.cr[22] = c22; ctx.cr[23] = c23; ctx.cr[28] = c28; ctx.cr[29] = c29; ctx.cr[30] = c30; ctx.cr[31] = c31; ctx.ctr = ctr; return;
+ctx.cia = (lr as u32) & !3; ctx.gpr[4] = r4; ctx.gpr[28] = r28; ctx.gpr[29] = r29; ctx.gpr[30] = r30; ctx.gpr[31] = r31; return;
 }
 }
 }
@@ -4288,14 +4213,13 @@ let mut c29 = ctx.cr[29];
 let mut c30 = ctx.cr[30];
 let mut c31 = ctx.cr[31];
 let mut lr = ctx.lr;
-let mut so = ctx.xer_so;
 'b9: {
 ctx.cia = 0x12430;
 if rt.verify_on { rt.verify_enter(ctx, 0x12430); }
 let ea = (r1.wrapping_add(18446744073709551608u64) as u32) as u64; let v = r31;
 m.write_u64(ea as u32, v);
 r31 = r4 | r4;
-{ let [a, b, c, d] = nibble_bits(int::cr0(r31, so)); c0 = a; c1 = b; c2 = c; c3 = d; }
+{ let [a, b, c, d] = nibble_bits(int::cr0(r31, 0u8)); c0 = a; c1 = b; c2 = c; c3 = d; }
 if c2 != 0 {
 break 'b9;
 }
@@ -4317,7 +4241,7 @@ r9 = 0u64.wrapping_add(0x0u64);
 r10 = 0u64.wrapping_add(0x0u64);
 r11 = 0u64.wrapping_add(0x193u64);
 r5 = r31 | r31;
-{ let (x, y) = (r31, 16384u64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (r31, 16384u64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c1 == 0 {
 break 'b4;
 }
@@ -4327,15 +4251,15 @@ break 'b4;
 ctx.cia = 0x124a8;
 ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.gpr[5] = r5; ctx.gpr[6] = r6; ctx.gpr[7] = r7; ctx.gpr[8] = r8; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.gpr[11] = r11; ctx.gpr[29] = r29; ctx.gpr[30] = r30; ctx.gpr[31] = r31; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; ctx.cr[28] = c28; ctx.cr[29] = c29; ctx.cr[30] = c30; ctx.cr[31] = c31; 
 rt.syscall(ctx, 0x124a4); if ctx.cia != 0x124a8 { return; }
-r1 = ctx.gpr[1]; r3 = ctx.gpr[3]; r9 = ctx.gpr[9]; r10 = ctx.gpr[10]; r29 = ctx.gpr[29]; r30 = ctx.gpr[30]; r31 = ctx.gpr[31]; c28 = ctx.cr[28]; c29 = ctx.cr[29]; c30 = ctx.cr[30]; c31 = ctx.cr[31]; lr = ctx.lr; so = ctx.xer_so; 
+r1 = ctx.gpr[1]; r3 = ctx.gpr[3]; r29 = ctx.gpr[29]; r30 = ctx.gpr[30]; r31 = ctx.gpr[31]; lr = ctx.lr; 
 'b8: {
-{ let (x, y) = (i64::from(r3 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (i64::from(r3 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c2 != 0 {
 r10 = u64::from(m.stack_read_u32((r1.wrapping_add(18446744073709551568u64) as u32)));
-{ let (x, y) = (i64::from(r10 as i32), 0i64); c28 = (x < y) as u8; c29 = (x > y) as u8; c30 = (x == y) as u8; c31 = so; }
+{ let (x, y) = (i64::from(r10 as i32), 0i64); c28 = (x < y) as u8; c29 = (x > y) as u8; c30 = (x == y) as u8; c31 = 0u8; }
 r9 = int::rotl64(r10, 0) & 0xffffffffu64;
 r31 = r31.wrapping_sub(r9);
-{ let [a, b, c, d] = nibble_bits(int::cr0(r31, so)); c0 = a; c1 = b; c2 = c; c3 = d; }
+{ let [a, b, c, d] = nibble_bits(int::cr0(r31, 0u8)); c0 = a; c1 = b; c2 = c; c3 = d; }
 if c30 != 0 {
 break 'b8;
 }
@@ -4353,7 +4277,7 @@ break 'b9;
 }
 }
 r31 = m.stack_read_u64((r1.wrapping_add(18446744073709551608u64) as u32));
-ctx.cia = (lr as u32) & !3; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.gpr[29] = r29; ctx.gpr[30] = r30; ctx.gpr[31] = r31; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; ctx.cr[28] = c28; ctx.cr[29] = c29; ctx.cr[30] = c30; ctx.cr[31] = c31; return;
+ctx.cia = (lr as u32) & !3; ctx.gpr[29] = r29; ctx.gpr[30] = r30; ctx.gpr[31] = r31; return;
 }
 
 /// 0x000124c0
@@ -4402,7 +4326,6 @@ let mut c31 = ctx.cr[31];
 let mut lr = ctx.lr;
 let mut ctr = ctx.ctr;
 let mut ca = ctx.xer_ca;
-let mut so = ctx.xer_so;
 let mut fpscr = ctx.fpscr;
 let mut ent: u32 = 0;
 'b195: {
@@ -4423,13 +4346,13 @@ r9 = u64::from(m.read_u8((r5.wrapping_add(0u64) as u32)));
 let ea = (r1.wrapping_add(128u64) as u32) as u64; let v = r3;
 m.write_u64(ea as u32, v);
 r10 = r9 & 0xffu64;
-{ let [a, b, c, d] = nibble_bits(int::cr0(r10, so)); c0 = a; c1 = b; c2 = c; c3 = d; }
+{ let [a, b, c, d] = nibble_bits(int::cr0(r10, 0u8)); c0 = a; c1 = b; c2 = c; c3 = d; }
 let ea = (r1.wrapping_add(136u64) as u32) as u64; let v = r4;
 m.write_u64(ea as u32, v);
 let ea = (r1.wrapping_add(144u64) as u32) as u64; let v = r8;
 m.write_u64(ea as u32, v);
 if c2 != 0 {
-{ let (x, y) = ((r4 as i64), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = ((r4 as i64), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 r3 = 0u64.wrapping_add(0x0u64);
 if c2 != 0 {
 break 'b195;
@@ -4454,14 +4377,14 @@ m.write_u64(ea as u32, v);
 'l2: loop {
 'b187: {
 'b185: {
-{ let (x, y) = (i64::from(r10 as i32), 37i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (i64::from(r10 as i32), 37i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 r31 = r27.wrapping_add(0x1u64);
 if c2 == 0 {
 'b184: {
 r8 = m.stack_read_u64((r1.wrapping_add(144u64) as u32));
 r7 = m.stack_read_u64((r1.wrapping_add(136u64) as u32));
 r10 = r8.wrapping_add(0x1u64);
-{ let (x, y) = (r10, r7); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (r10, r7); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c0 == 0 {
 break 'b184;
 }
@@ -4483,12 +4406,11 @@ r10 = 0u64.wrapping_add(0x20u64);
 r9 = int::rotl32_dup(r7, 0) & 0xffu64;
 r5 = 0u64.wrapping_add(0x0u64);
 r26 = 0u64.wrapping_add(0x0u64);
-{ let (x, y) = (i64::from(r9 as i32), 35i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (i64::from(r9 as i32), 35i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c2 != 0 {
 ent = 0;
 break 'b5;
 }
-r0 = r0 | 0x0u64;
 ent = 1;
 break 'b5;
 }
@@ -4501,36 +4423,35 @@ r31 = r31.wrapping_add(0x1u64);
 break 'b181;
 }
 1 => {
-{ let (x, y) = (i64::from(r9 as i32), 45i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (i64::from(r9 as i32), 45i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c2 != 0 {
 r26 = 0u64.wrapping_add(0x1u64);
 r31 = r31.wrapping_add(0x1u64);
 break 'b181;
 }
-{ let (x, y) = (i64::from(r9 as i32), 48i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (i64::from(r9 as i32), 48i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c2 != 0 {
 r10 = r7 | r7;
 r31 = r31.wrapping_add(0x1u64);
 break 'b181;
 }
 'b177: {
-{ let (x, y) = (i64::from(r9 as i32), 43i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (i64::from(r9 as i32), 43i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c2 != 0 {
 break 'b177;
 }
-{ let (x, y) = (i64::from(r9 as i32), 32i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (i64::from(r9 as i32), 32i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c2 == 0 {
 'b20: {
-{ let (x, y) = (i64::from(r9 as i32), 42i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (i64::from(r9 as i32), 42i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c2 == 0 {
 r8 = r7.wrapping_add(0xffffffffffffffd0u64);
 r30 = 0u64.wrapping_add(0x0u64);
 r8 = int::rotl32_dup(r8, 0) & 0xffu64;
-{ let (x, y) = (u64::from(r8 as u32), 9u64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (u64::from(r8 as u32), 9u64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c1 != 0 {
 break 'b20;
 }
-r0 = r0 | 0x0u64;
 'l17: loop {
 let ea = r31.wrapping_add(0x1u64);
 r7 = u64::from(m.read_u8((ea as u32)));
@@ -4541,7 +4462,7 @@ r30 = (r30 as i64).wrapping_mul(10i64) as u64;
 r8 = int::rotl32_dup(r8, 0) & 0xffu64;
 r30 = r9.wrapping_add(r30);
 r9 = int::rotl32_dup(r7, 0) & 0xffu64;
-{ let (x, y) = (u64::from(r8 as u32), 9u64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (u64::from(r8 as u32), 9u64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c1 == 0 {
 continue 'l17;
 }
@@ -4557,17 +4478,17 @@ break 'b20;
 }
 r27 = 0u64.wrapping_add(0xffffffffffffffffu64);
 'b28: {
-{ let (x, y) = (i64::from(r9 as i32), 46i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (i64::from(r9 as i32), 46i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c2 != 0 {
 r7 = u64::from(m.read_u8((r31.wrapping_add(1u64) as u32)));
 r9 = int::rotl32_dup(r7, 0) & 0xffu64;
-{ let (x, y) = (i64::from(r9 as i32), 42i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (i64::from(r9 as i32), 42i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c2 == 0 {
 r8 = r7.wrapping_add(0xffffffffffffffd0u64);
 r31 = r31.wrapping_add(0x1u64);
 r8 = int::rotl32_dup(r8, 0) & 0xffu64;
 r27 = 0u64.wrapping_add(0x0u64);
-{ let (x, y) = (u64::from(r8 as u32), 9u64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (u64::from(r8 as u32), 9u64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c1 == 0 {
 'l26: loop {
 let ea = r31.wrapping_add(0x1u64);
@@ -4578,7 +4499,7 @@ r8 = r7.wrapping_add(0xffffffffffffffd0u64);
 r27 = (r27 as i64).wrapping_mul(10i64) as u64;
 r8 = int::rotl32_dup(r8, 0) & 0xffu64;
 r27 = r9.wrapping_add(r27);
-{ let (x, y) = (u64::from(r8 as u32), 9u64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (u64::from(r8 as u32), 9u64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c1 == 0 {
 r9 = int::rotl32_dup(r7, 0) & 0xffu64;
 continue 'l26;
@@ -4600,7 +4521,7 @@ break 'b28;
 r8 = r7.wrapping_add(0xffffffffffffff96u64);
 r9 = 0u64.wrapping_add(0x0u64);
 r8 = r8 & 0xfdu64;
-{ let [a, b, c, d] = nibble_bits(int::cr0(r8, so)); c0 = a; c1 = b; c2 = c; c3 = d; }
+{ let [a, b, c, d] = nibble_bits(int::cr0(r8, 0u8)); c0 = a; c1 = b; c2 = c; c3 = d; }
 if c2 != 0 {
 ent = 0;
 break 'b29;
@@ -4621,21 +4542,21 @@ break 'b175;
 1 => {
 'b35: {
 r0 = int::rotl32_dup(r7, 0) & 0xffu64;
-{ let (x, y) = (u64::from(r0 as u32), 106u64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (u64::from(r0 as u32), 106u64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c1 != 0 {
-{ let (x, y) = (i64::from(r0 as i32), 116i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (i64::from(r0 as i32), 116i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c2 != 0 {
 ent = 0;
 continue 'l29;
 }
-{ let (x, y) = (i64::from(r0 as i32), 122i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (i64::from(r0 as i32), 122i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c2 != 0 {
 ent = 0;
 continue 'l29;
 }
 break 'b35;
 }
-{ let (x, y) = (i64::from(r0 as i32), 104i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (i64::from(r0 as i32), 104i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c2 == 0 {
 break 'b35;
 }
@@ -4648,7 +4569,7 @@ break 'b175;
 'b167: {
 r8 = r7.wrapping_add(0xffffffffffffffdbu64);
 r4 = int::rotl32_dup(r8, 0) & 0xffu64;
-{ let (x, y) = (u64::from(r4 as u32), 83u64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (u64::from(r4 as u32), 83u64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c1 != 0 {
 break 'b167;
 }
@@ -4658,12 +4579,14 @@ r4 = r4.wrapping_add(0xffffffffffffa19cu64);
 r8 = m.read_u32((r4.wrapping_add(r8) as u32)) as i32 as u64;
 r8 = r8.wrapping_add(r4);
 ctr = r8;
-match (ctr as u32) & !3 {
-0x12c98 => {
+let t = (ctr as u32) & !3;
+static SWITCH_00012698: [u8; 334] = [2,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,4,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,3,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,6,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,5,0,0,0,0,0,0,0,0,0,0,0,0,0,1,0,0,0,0,0,0,0,0,0,0,0,8,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,7];
+match SWITCH_00012698.get((t.wrapping_sub(0x12850) >> 2) as usize).copied().unwrap_or(0) {
+1 => {
 r10 = m.stack_read_u64((r1.wrapping_add(144u64) as u32));
 r8 = m.stack_read_u64((r1.wrapping_add(136u64) as u32));
 r9 = r10.wrapping_add(0x1u64);
-{ let (x, y) = (r9, r8); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (r9, r8); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c0 == 0 {
 break 'b173;
 }
@@ -4673,14 +4596,14 @@ let ea = (r8.wrapping_add(r10) as u32) as u64; let v = r7;
 m.write_u8(ea as u32, v as u8);
 break 'b173;
 }
-0x12850 => {
+2 => {
 break 'b167;
 }
-0x12a24 => {
+3 => {
 'b146: {
 'b135: {
 'b134: {
-{ let (x, y) = (i64::from(r27 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (i64::from(r27 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 let ea = (r1.wrapping_add(192u64) as u32) as u64; let v = r24;
 m.write_u64(ea as u32, v);
 let ea = (r1.wrapping_add(184u64) as u32) as u64; let v = r23;
@@ -4695,17 +4618,17 @@ let ea = (r9.wrapping_add(18446744073709533908u64) as u32) as u64;
 f12 = f64::from_bits(fpu::single_to_double_bits(m.read_u32((ea as u32))));
 r5 = 0u64.wrapping_add(0x0u64);
 { let [a, b, c, d] = nibble_bits(fpu::fcmp(&mut fpscr, f0, f12, false)); c0 = a; c1 = b; c2 = c; c3 = d; }
-{ let (x, y) = (i64::from(r23 as i32), 0i64); c28 = (x < y) as u8; c29 = (x > y) as u8; c30 = (x == y) as u8; c31 = so; }
+{ let (x, y) = (i64::from(r23 as i32), 0i64); c28 = (x < y) as u8; c29 = (x > y) as u8; c30 = (x == y) as u8; c31 = 0u8; }
 if c0 == 0 {
 break 'b134;
 }
 f0 = f64::from_bits(f0.to_bits() ^ (1 << 63));
 r5 = 0u64.wrapping_add(0x1u64);
-{ let (x, y) = (i64::from(r23 as i32), 0i64); c28 = (x < y) as u8; c29 = (x > y) as u8; c30 = (x == y) as u8; c31 = so; }
+{ let (x, y) = (i64::from(r23 as i32), 0i64); c28 = (x < y) as u8; c29 = (x > y) as u8; c30 = (x == y) as u8; c31 = 0u8; }
 break 'b134;
 }
 'b127: {
-{ let (x, y) = (i64::from(r27 as i32), 9i64); c28 = (x < y) as u8; c29 = (x > y) as u8; c30 = (x == y) as u8; c31 = so; }
+{ let (x, y) = (i64::from(r27 as i32), 9i64); c28 = (x < y) as u8; c29 = (x > y) as u8; c30 = (x == y) as u8; c31 = 0u8; }
 r23 = r27 | r27;
 if c29 == 0 {
 break 'b127;
@@ -4732,11 +4655,11 @@ r9 = r2.wrapping_add(0xffffffffffff0000u64);
 r8 = 0u64.wrapping_add(0x1u64);
 let ea = (r9.wrapping_add(18446744073709533904u64) as u32) as u64;
 f12 = f64::from_bits(fpu::single_to_double_bits(m.read_u32((ea as u32))));
-{ let (x, y) = (i64::from(r23 as i32), 0i64); c28 = (x < y) as u8; c29 = (x > y) as u8; c30 = (x == y) as u8; c31 = so; }
+{ let (x, y) = (i64::from(r23 as i32), 0i64); c28 = (x < y) as u8; c29 = (x > y) as u8; c30 = (x == y) as u8; c31 = 0u8; }
 break 'b146;
 }
 r9 = 0u64.wrapping_add(0x1u64);
-{ let (x, y) = (i64::from(r23 as i32), 0i64); c28 = (x < y) as u8; c29 = (x > y) as u8; c30 = (x == y) as u8; c31 = so; }
+{ let (x, y) = (i64::from(r23 as i32), 0i64); c28 = (x < y) as u8; c29 = (x > y) as u8; c30 = (x == y) as u8; c31 = 0u8; }
 if c29 == 0 {
 break 'b135;
 }
@@ -4746,7 +4669,7 @@ r9 = r23 as i32 as u64;
 break 'b135;
 }
 r6 = r9 & 0x3u64;
-{ let [a, b, c, d] = nibble_bits(int::cr0(r6, so)); c0 = a; c1 = b; c2 = c; c3 = d; }
+{ let [a, b, c, d] = nibble_bits(int::cr0(r6, 0u8)); c0 = a; c1 = b; c2 = c; c3 = d; }
 'b143: {
 'b142: {
 r8 = 0u64.wrapping_add(0x1u64);
@@ -4756,12 +4679,12 @@ if c2 != 0 {
 break 'b142;
 }
 'b141: {
-{ let (x, y) = ((r6 as i64), 1i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = ((r6 as i64), 1i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c2 != 0 {
 break 'b141;
 }
 'b140: {
-{ let (x, y) = ((r6 as i64), 2i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = ((r6 as i64), 2i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c2 != 0 {
 break 'b140;
 }
@@ -4774,7 +4697,7 @@ r8 = (r8 as i64).wrapping_mul(10i64) as u64;
 break 'b141;
 }
 { let (r, c) = int::add_carry(r9, 0xffffffffffffffffu64); r9 = r; ca = c; }
-{ let [a, b, c, d] = nibble_bits(int::cr0(r9, so)); c0 = a; c1 = b; c2 = c; c3 = d; }
+{ let [a, b, c, d] = nibble_bits(int::cr0(r9, 0u8)); c0 = a; c1 = b; c2 = c; c3 = d; }
 r8 = (r8 as i64).wrapping_mul(10i64) as u64;
 if c2 != 0 {
 break 'b143;
@@ -4783,7 +4706,7 @@ break 'b142;
 }
 'l142: loop {
 { let (r, c) = int::add_carry(r9, 0xfffffffffffffffcu64); r9 = r; ca = c; }
-{ let [a, b, c, d] = nibble_bits(int::cr0(r9, so)); c0 = a; c1 = b; c2 = c; c3 = d; }
+{ let [a, b, c, d] = nibble_bits(int::cr0(r9, 0u8)); c0 = a; c1 = b; c2 = c; c3 = d; }
 r8 = (r8 as i64).wrapping_mul(100i64) as u64;
 r7 = (r7 as i64).wrapping_mul(100i64) as u64;
 if c2 == 0 {
@@ -4793,7 +4716,7 @@ break 'b143;
 }
 }
 let (r, o) = int::mulld(r8, r7); r8 = r; let _ = o;
-{ let [a, b, c, d] = nibble_bits(int::cr0(r8, so)); c0 = a; c1 = b; c2 = c; c3 = d; }
+{ let [a, b, c, d] = nibble_bits(int::cr0(r8, 0u8)); c0 = a; c1 = b; c2 = c; c3 = d; }
 if c0 != 0 {
 r9 = int::rotl64(r8, 0) & 0x1u64;
 r7 = int::rotl64(r8, 63) & 0x7fffffffffffffffu64;
@@ -4832,7 +4755,7 @@ let ea = (r1.wrapping_add(160u64) as u32) as u64;
 m.write_u64(ea as u32, f11.to_bits());
 r9 = m.stack_read_u64((r1.wrapping_add(160u64) as u32));
 r4 = r9 ^ r4;
-{ let (x, y) = ((r4 as i64), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = ((r4 as i64), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c0 == 0 {
 break 'b151;
 }
@@ -4842,7 +4765,7 @@ f11 = fpu::fctidz(&mut fpscr, f0);
 let ea = (r1.wrapping_add(160u64) as u32) as u64;
 m.write_u64(ea as u32, f11.to_bits());
 r4 = m.stack_read_u64((r1.wrapping_add(160u64) as u32));
-{ let (x, y) = ((r4 as i64), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = ((r4 as i64), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c0 != 0 {
 break 'b150;
 }
@@ -4908,7 +4831,7 @@ r9 = m.stack_read_u64((r1.wrapping_add(160u64) as u32));
 r25 = r9 ^ r25;
 break 'b154;
 }
-{ let (x, y) = (r25, r8); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (r25, r8); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 'b157: {
 if c0 != 0 {
 break 'b157;
@@ -4957,14 +4880,14 @@ r9 = 0u64.wrapping_add(0xffffffffffffffffu64);
 r7 = 0u64.wrapping_add(0x0u64);
 r6 = 0u64.wrapping_add(0xau64);
 lr = 0x12b9c;
-ctx.gpr[0] = r0; ctx.gpr[1] = r1; ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.gpr[5] = r5; ctx.gpr[6] = r6; ctx.gpr[7] = r7; ctx.gpr[8] = r8; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.gpr[11] = r11; ctx.gpr[23] = r23; ctx.gpr[24] = r24; ctx.gpr[25] = r25; ctx.gpr[26] = r26; ctx.gpr[27] = r27; ctx.gpr[28] = r28; ctx.gpr[29] = r29; ctx.gpr[30] = r30; ctx.gpr[31] = r31; ctx.fpr[0] = f0; ctx.fpr[9] = f9; ctx.fpr[10] = f10; ctx.fpr[11] = f11; ctx.fpr[12] = f12; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; ctx.cr[20] = c20; ctx.cr[21] = c21; ctx.cr[22] = c22; ctx.cr[23] = c23; ctx.cr[28] = c28; ctx.cr[29] = c29; ctx.cr[30] = c30; ctx.cr[31] = c31; ctx.lr = lr; ctx.ctr = ctr; ctx.xer_ca = ca; ctx.fpscr = fpscr; 
+ctx.gpr[1] = r1; ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.gpr[5] = r5; ctx.gpr[6] = r6; ctx.gpr[7] = r7; ctx.gpr[8] = r8; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.gpr[23] = r23; ctx.gpr[24] = r24; ctx.gpr[25] = r25; ctx.gpr[26] = r26; ctx.gpr[27] = r27; ctx.gpr[28] = r28; ctx.gpr[29] = r29; ctx.gpr[30] = r30; ctx.gpr[31] = r31; ctx.fpr[9] = f9; ctx.fpr[10] = f10; ctx.fpr[11] = f11; ctx.fpr[12] = f12; ctx.lr = lr; ctx.fpscr = fpscr; 
 let sp = ctx.gpr[1]; crate::f000::p_000120f8(ctx, rt); if ctx.cia != 0x12b9c || ctx.gpr[1] != sp { return; }
-r0 = ctx.gpr[0]; r11 = ctx.gpr[11]; f0 = ctx.fpr[0]; f9 = ctx.fpr[9]; f10 = ctx.fpr[10]; f11 = ctx.fpr[11]; f12 = ctx.fpr[12]; c20 = ctx.cr[20]; c21 = ctx.cr[21]; c22 = ctx.cr[22]; c23 = ctx.cr[23]; c28 = ctx.cr[28]; c29 = ctx.cr[29]; c30 = ctx.cr[30]; c31 = ctx.cr[31]; lr = ctx.lr; ctr = ctx.ctr; ca = ctx.xer_ca; so = ctx.xer_so; fpscr = ctx.fpscr; 
+fpscr = ctx.fpscr; 
 'b161: {
 r10 = m.stack_read_u64((r1.wrapping_add(144u64) as u32));
 r8 = m.stack_read_u64((r1.wrapping_add(136u64) as u32));
 r9 = r10.wrapping_add(0x1u64);
-{ let (x, y) = (r9, r8); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (r9, r8); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c0 == 0 {
 break 'b161;
 }
@@ -4992,18 +4915,18 @@ r5 = 0u64.wrapping_add(0x0u64);
 break 'b163;
 }
 lr = 0x12bf0;
-ctx.gpr[0] = r0; ctx.gpr[1] = r1; ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.gpr[5] = r5; ctx.gpr[6] = r6; ctx.gpr[7] = r7; ctx.gpr[8] = r8; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.gpr[11] = r11; ctx.gpr[23] = r23; ctx.gpr[24] = r24; ctx.gpr[25] = r25; ctx.gpr[26] = r26; ctx.gpr[27] = r27; ctx.gpr[28] = r28; ctx.gpr[29] = r29; ctx.gpr[30] = r30; ctx.gpr[31] = r31; ctx.fpr[0] = f0; ctx.fpr[9] = f9; ctx.fpr[10] = f10; ctx.fpr[11] = f11; ctx.fpr[12] = f12; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; ctx.cr[20] = c20; ctx.cr[21] = c21; ctx.cr[22] = c22; ctx.cr[23] = c23; ctx.cr[28] = c28; ctx.cr[29] = c29; ctx.cr[30] = c30; ctx.cr[31] = c31; ctx.lr = lr; ctx.ctr = ctr; ctx.xer_ca = ca; ctx.fpscr = fpscr; 
+ctx.gpr[1] = r1; ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.gpr[5] = r5; ctx.gpr[6] = r6; ctx.gpr[7] = r7; ctx.gpr[8] = r8; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.gpr[23] = r23; ctx.gpr[24] = r24; ctx.gpr[25] = r25; ctx.gpr[26] = r26; ctx.gpr[27] = r27; ctx.gpr[28] = r28; ctx.gpr[29] = r29; ctx.gpr[30] = r30; ctx.gpr[31] = r31; ctx.fpr[9] = f9; ctx.fpr[10] = f10; ctx.fpr[11] = f11; ctx.fpr[12] = f12; ctx.lr = lr; ctx.fpscr = fpscr; 
 let sp = ctx.gpr[1]; crate::f000::p_000120f8(ctx, rt); if ctx.cia != 0x12bf0 || ctx.gpr[1] != sp { return; }
-r0 = ctx.gpr[0]; r2 = ctx.gpr[2]; r3 = ctx.gpr[3]; r4 = ctx.gpr[4]; r5 = ctx.gpr[5]; r7 = ctx.gpr[7]; r8 = ctx.gpr[8]; r11 = ctx.gpr[11]; c20 = ctx.cr[20]; c21 = ctx.cr[21]; c22 = ctx.cr[22]; c23 = ctx.cr[23]; c28 = ctx.cr[28]; c29 = ctx.cr[29]; c30 = ctx.cr[30]; c31 = ctx.cr[31]; lr = ctx.lr; ctr = ctx.ctr; so = ctx.xer_so; fpscr = ctx.fpscr; 
+r3 = ctx.gpr[3]; r4 = ctx.gpr[4]; fpscr = ctx.fpscr; 
 r6 = r24 | r24;
 r9 = u64::from(m.read_u8((r31.wrapping_add(1u64) as u32)));
 r23 = m.stack_read_u64((r1.wrapping_add(184u64) as u32));
 r24 = m.stack_read_u64((r1.wrapping_add(192u64) as u32));
 break 'b185;
 }
-0x12938 => {
+4 => {
 'b108: {
-{ let (x, y) = (i64::from(r9 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (i64::from(r9 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 r25 = r6.wrapping_add(0x8u64);
 if c2 == 0 {
 r4 = m.read_u64((r6.wrapping_add(0u64) as u32));
@@ -5012,23 +4935,23 @@ break 'b108;
 r4 = u64::from(m.read_u32((r6.wrapping_add(4u64) as u32)));
 break 'b108;
 }
-{ let (x, y) = (i64::from(r0 as i32), 117i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (i64::from(r0 as i32), 117i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 'b122: {
 r6 = 0u64.wrapping_add(0xau64);
 if c2 != 0 {
 break 'b122;
 }
-{ let (x, y) = (i64::from(r0 as i32), 111i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (i64::from(r0 as i32), 111i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 r6 = 0u64.wrapping_add(0x8u64);
 if c2 != 0 {
 break 'b122;
 }
-{ let (x, y) = (i64::from(r5 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (i64::from(r5 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 r6 = 0u64.wrapping_add(0x10u64);
 if c2 != 0 {
 break 'b122;
 }
-{ let (x, y) = ((r4 as i64), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = ((r4 as i64), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c2 != 0 {
 break 'b122;
 }
@@ -5036,7 +4959,7 @@ break 'b122;
 r9 = m.stack_read_u64((r1.wrapping_add(144u64) as u32));
 r5 = m.stack_read_u64((r1.wrapping_add(136u64) as u32));
 r8 = r9.wrapping_add(0x1u64);
-{ let (x, y) = (r8, r5); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (r8, r5); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c0 == 0 {
 break 'b115;
 }
@@ -5050,7 +4973,7 @@ break 'b115;
 }
 'b117: {
 r6 = 0u64.wrapping_add(0x78u64);
-{ let (x, y) = (i64::from(r0 as i32), 88i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (i64::from(r0 as i32), 88i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c2 == 0 {
 break 'b117;
 }
@@ -5059,7 +4982,7 @@ break 'b117;
 }
 'b119: {
 r9 = r9.wrapping_add(0x2u64);
-{ let (x, y) = (r5, r9); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (r5, r9); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c1 == 0 {
 break 'b119;
 }
@@ -5070,7 +4993,7 @@ r0 = u64::from(m.read_u8((r31.wrapping_add(0u64) as u32)));
 break 'b119;
 }
 'b121: {
-{ let (x, y) = (i64::from(r30 as i32), 2i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (i64::from(r30 as i32), 2i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 let ea = (r1.wrapping_add(144u64) as u32) as u64; let v = r9;
 m.write_u64(ea as u32, v);
 if c0 == 0 {
@@ -5100,22 +5023,22 @@ r27 = r31 | r31;
 r5 = 0u64.wrapping_add(0x0u64);
 r3 = r1.wrapping_add(0x80u64);
 lr = 0x12a18;
-ctx.gpr[0] = r0; ctx.gpr[1] = r1; ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.gpr[5] = r5; ctx.gpr[6] = r6; ctx.gpr[7] = r7; ctx.gpr[8] = r8; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.gpr[11] = r11; ctx.gpr[23] = r23; ctx.gpr[24] = r24; ctx.gpr[25] = r25; ctx.gpr[26] = r26; ctx.gpr[27] = r27; ctx.gpr[28] = r28; ctx.gpr[29] = r29; ctx.gpr[30] = r30; ctx.gpr[31] = r31; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; ctx.cr[20] = c20; ctx.cr[21] = c21; ctx.cr[22] = c22; ctx.cr[23] = c23; ctx.cr[28] = c28; ctx.cr[29] = c29; ctx.cr[30] = c30; ctx.cr[31] = c31; ctx.lr = lr; ctx.ctr = ctr; 
+ctx.gpr[1] = r1; ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.gpr[5] = r5; ctx.gpr[6] = r6; ctx.gpr[7] = r7; ctx.gpr[8] = r8; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.gpr[23] = r23; ctx.gpr[24] = r24; ctx.gpr[25] = r25; ctx.gpr[26] = r26; ctx.gpr[27] = r27; ctx.gpr[28] = r28; ctx.gpr[29] = r29; ctx.gpr[30] = r30; ctx.gpr[31] = r31; ctx.lr = lr; 
 let sp = ctx.gpr[1]; crate::f000::p_000120f8(ctx, rt); if ctx.cia != 0x12a18 || ctx.gpr[1] != sp { return; }
-r0 = ctx.gpr[0]; r2 = ctx.gpr[2]; r3 = ctx.gpr[3]; r4 = ctx.gpr[4]; r5 = ctx.gpr[5]; r7 = ctx.gpr[7]; r8 = ctx.gpr[8]; r11 = ctx.gpr[11]; c20 = ctx.cr[20]; c21 = ctx.cr[21]; c22 = ctx.cr[22]; c23 = ctx.cr[23]; c28 = ctx.cr[28]; c29 = ctx.cr[29]; c30 = ctx.cr[30]; c31 = ctx.cr[31]; lr = ctx.lr; ctr = ctx.ctr; so = ctx.xer_so; fpscr = ctx.fpscr; 
+r3 = ctx.gpr[3]; r4 = ctx.gpr[4]; fpscr = ctx.fpscr; 
 r6 = r25 | r25;
 let ea = r27.wrapping_add(0x1u64);
 r9 = u64::from(m.read_u8((ea as u32)));
 r27 = ea;
 break 'b185;
 }
-0x12c60 => {
+5 => {
 'b104: {
 r10 = m.stack_read_u64((r1.wrapping_add(144u64) as u32));
 r8 = r6.wrapping_add(0x8u64);
 r7 = m.stack_read_u64((r1.wrapping_add(136u64) as u32));
 r9 = r10.wrapping_add(0x1u64);
-{ let (x, y) = (r9, r7); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (r9, r7); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c0 == 0 {
 break 'b104;
 }
@@ -5134,9 +5057,9 @@ r9 = u64::from(m.read_u8((ea as u32)));
 r27 = ea;
 break 'b185;
 }
-0x12c04 => {
+6 => {
 'b99: {
-{ let (x, y) = (i64::from(r9 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (i64::from(r9 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 r25 = r6.wrapping_add(0x8u64);
 if c2 == 0 {
 r5 = m.read_u64((r6.wrapping_add(0u64) as u32));
@@ -5163,21 +5086,21 @@ r5 = int::rotl64(r5, 1) & 0x1u64;
 r7 = 0u64.wrapping_add(0x0u64);
 r3 = r1.wrapping_add(0x80u64);
 lr = 0x12c54;
-ctx.gpr[0] = r0; ctx.gpr[1] = r1; ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.gpr[5] = r5; ctx.gpr[6] = r6; ctx.gpr[7] = r7; ctx.gpr[8] = r8; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.gpr[11] = r11; ctx.gpr[23] = r23; ctx.gpr[24] = r24; ctx.gpr[25] = r25; ctx.gpr[26] = r26; ctx.gpr[27] = r27; ctx.gpr[28] = r28; ctx.gpr[29] = r29; ctx.gpr[30] = r30; ctx.gpr[31] = r31; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; ctx.cr[20] = c20; ctx.cr[21] = c21; ctx.cr[22] = c22; ctx.cr[23] = c23; ctx.cr[28] = c28; ctx.cr[29] = c29; ctx.cr[30] = c30; ctx.cr[31] = c31; ctx.lr = lr; ctx.ctr = ctr; ctx.xer_ca = ca; 
+ctx.gpr[1] = r1; ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.gpr[5] = r5; ctx.gpr[6] = r6; ctx.gpr[7] = r7; ctx.gpr[8] = r8; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.gpr[23] = r23; ctx.gpr[24] = r24; ctx.gpr[25] = r25; ctx.gpr[26] = r26; ctx.gpr[27] = r27; ctx.gpr[28] = r28; ctx.gpr[29] = r29; ctx.gpr[30] = r30; ctx.gpr[31] = r31; ctx.lr = lr; 
 let sp = ctx.gpr[1]; crate::f000::p_000120f8(ctx, rt); if ctx.cia != 0x12c54 || ctx.gpr[1] != sp { return; }
-r0 = ctx.gpr[0]; r2 = ctx.gpr[2]; r3 = ctx.gpr[3]; r4 = ctx.gpr[4]; r5 = ctx.gpr[5]; r7 = ctx.gpr[7]; r8 = ctx.gpr[8]; r11 = ctx.gpr[11]; c20 = ctx.cr[20]; c21 = ctx.cr[21]; c22 = ctx.cr[22]; c23 = ctx.cr[23]; c28 = ctx.cr[28]; c29 = ctx.cr[29]; c30 = ctx.cr[30]; c31 = ctx.cr[31]; lr = ctx.lr; ctr = ctx.ctr; so = ctx.xer_so; fpscr = ctx.fpscr; 
+r3 = ctx.gpr[3]; r4 = ctx.gpr[4]; fpscr = ctx.fpscr; 
 r6 = r25 | r25;
 let ea = r27.wrapping_add(0x1u64);
 r9 = u64::from(m.read_u8((ea as u32)));
 r27 = ea;
 break 'b185;
 }
-0x12d84 => {
+7 => {
 'b92: {
 r9 = m.stack_read_u64((r1.wrapping_add(144u64) as u32));
 r10 = m.stack_read_u64((r1.wrapping_add(136u64) as u32));
 r8 = r9.wrapping_add(0x1u64);
-{ let (x, y) = (r8, r10); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (r8, r10); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c0 == 0 {
 break 'b92;
 }
@@ -5189,7 +5112,7 @@ break 'b92;
 }
 'b94: {
 r9 = r9.wrapping_add(0x2u64);
-{ let (x, y) = (r9, r10); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (r9, r10); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c0 == 0 {
 break 'b94;
 }
@@ -5218,22 +5141,22 @@ r7 = 0u64.wrapping_add(0x0u64);
 r5 = 0u64.wrapping_add(0x0u64);
 r3 = r1.wrapping_add(0x80u64);
 lr = 0x12dfc;
-ctx.gpr[0] = r0; ctx.gpr[1] = r1; ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.gpr[5] = r5; ctx.gpr[6] = r6; ctx.gpr[7] = r7; ctx.gpr[8] = r8; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.gpr[11] = r11; ctx.gpr[23] = r23; ctx.gpr[24] = r24; ctx.gpr[26] = r26; ctx.gpr[27] = r27; ctx.gpr[28] = r28; ctx.gpr[29] = r29; ctx.gpr[30] = r30; ctx.gpr[31] = r31; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; ctx.cr[20] = c20; ctx.cr[21] = c21; ctx.cr[22] = c22; ctx.cr[23] = c23; ctx.cr[28] = c28; ctx.cr[29] = c29; ctx.cr[30] = c30; ctx.cr[31] = c31; ctx.lr = lr; ctx.ctr = ctr; 
+ctx.gpr[1] = r1; ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.gpr[5] = r5; ctx.gpr[6] = r6; ctx.gpr[7] = r7; ctx.gpr[8] = r8; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.gpr[23] = r23; ctx.gpr[24] = r24; ctx.gpr[26] = r26; ctx.gpr[27] = r27; ctx.gpr[28] = r28; ctx.gpr[29] = r29; ctx.gpr[30] = r30; ctx.gpr[31] = r31; ctx.lr = lr; 
 let sp = ctx.gpr[1]; crate::f000::p_000120f8(ctx, rt); if ctx.cia != 0x12dfc || ctx.gpr[1] != sp { return; }
-r0 = ctx.gpr[0]; r2 = ctx.gpr[2]; r3 = ctx.gpr[3]; r4 = ctx.gpr[4]; r5 = ctx.gpr[5]; r7 = ctx.gpr[7]; r8 = ctx.gpr[8]; r11 = ctx.gpr[11]; c20 = ctx.cr[20]; c21 = ctx.cr[21]; c22 = ctx.cr[22]; c23 = ctx.cr[23]; c28 = ctx.cr[28]; c29 = ctx.cr[29]; c30 = ctx.cr[30]; c31 = ctx.cr[31]; lr = ctx.lr; ctr = ctx.ctr; so = ctx.xer_so; fpscr = ctx.fpscr; 
+r3 = ctx.gpr[3]; r4 = ctx.gpr[4]; fpscr = ctx.fpscr; 
 r6 = r31 | r31;
 let ea = r27.wrapping_add(0x1u64);
 r9 = u64::from(m.read_u8((ea as u32)));
 r27 = ea;
 break 'b185;
 }
-0x12cc8 => {
+8 => {
 'b39: {
 let ea = (r1.wrapping_add(192u64) as u32) as u64; let v = r24;
 m.write_u64(ea as u32, v);
 r24 = m.read_u64((r6.wrapping_add(0u64) as u32));
 r25 = r6.wrapping_add(0x8u64);
-{ let (x, y) = ((r24 as i64), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = ((r24 as i64), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c2 != 0 {
 r24 = r2.wrapping_add(0xffffffffffff0000u64);
 r24 = r24.wrapping_add(0xffffffffffffbac8u64);
@@ -5243,17 +5166,16 @@ break 'b39;
 }
 r3 = r24 | r24;
 lr = 0x12ce4;
-ctx.gpr[0] = r0; ctx.gpr[1] = r1; ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.gpr[5] = r5; ctx.gpr[6] = r6; ctx.gpr[7] = r7; ctx.gpr[8] = r8; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.gpr[11] = r11; ctx.gpr[23] = r23; ctx.gpr[24] = r24; ctx.gpr[25] = r25; ctx.gpr[26] = r26; ctx.gpr[27] = r27; ctx.gpr[28] = r28; ctx.gpr[29] = r29; ctx.gpr[30] = r30; ctx.gpr[31] = r31; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; ctx.cr[20] = c20; ctx.cr[21] = c21; ctx.cr[22] = c22; ctx.cr[23] = c23; ctx.cr[28] = c28; ctx.cr[29] = c29; ctx.cr[30] = c30; ctx.cr[31] = c31; ctx.lr = lr; ctx.ctr = ctr; 
+ctx.gpr[1] = r1; ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.gpr[5] = r5; ctx.gpr[6] = r6; ctx.gpr[7] = r7; ctx.gpr[8] = r8; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.gpr[23] = r23; ctx.gpr[24] = r24; ctx.gpr[25] = r25; ctx.gpr[26] = r26; ctx.gpr[27] = r27; ctx.gpr[28] = r28; ctx.gpr[29] = r29; ctx.gpr[30] = r30; ctx.gpr[31] = r31; ctx.lr = lr; 
 let sp = ctx.gpr[1]; crate::f000::p_00011e58(ctx, rt); if ctx.cia != 0x12ce4 || ctx.gpr[1] != sp { return; }
-r0 = ctx.gpr[0]; r2 = ctx.gpr[2]; r3 = ctx.gpr[3]; r5 = ctx.gpr[5]; r7 = ctx.gpr[7]; r8 = ctx.gpr[8]; r11 = ctx.gpr[11]; lr = ctx.lr; ctr = ctx.ctr; so = ctx.xer_so; fpscr = ctx.fpscr; 
+r3 = ctx.gpr[3]; fpscr = ctx.fpscr; 
 'b43: {
-r0 = r0 | 0x0u64;
-{ let (x, y) = (i64::from(r27 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (i64::from(r27 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 r4 = r3 | r3;
 if c0 != 0 {
 break 'b43;
 }
-{ let (x, y) = (i64::from(r3 as i32), i64::from(r27 as i32)); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (i64::from(r3 as i32), i64::from(r27 as i32)); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c1 == 0 {
 break 'b43;
 }
@@ -5266,11 +5188,11 @@ break 'b43;
 'b63: {
 'b61: {
 r27 = r31.wrapping_add(0x1u64);
-{ let (x, y) = (i64::from(r26 as i32), 0i64); c20 = (x < y) as u8; c21 = (x > y) as u8; c22 = (x == y) as u8; c23 = so; }
+{ let (x, y) = (i64::from(r26 as i32), 0i64); c20 = (x < y) as u8; c21 = (x > y) as u8; c22 = (x == y) as u8; c23 = 0u8; }
 if c22 != 0 {
-{ let (x, y) = (i64::from(r30 as i32), i64::from(r4 as i32)); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (i64::from(r30 as i32), i64::from(r4 as i32)); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c1 == 0 {
-{ let (x, y) = (i64::from(r4 as i32), 0i64); c28 = (x < y) as u8; c29 = (x > y) as u8; c30 = (x == y) as u8; c31 = so; }
+{ let (x, y) = (i64::from(r4 as i32), 0i64); c28 = (x < y) as u8; c29 = (x > y) as u8; c30 = (x == y) as u8; c31 = 0u8; }
 if c29 != 0 {
 break 'b61;
 }
@@ -5286,13 +5208,13 @@ r5 = int::rotl64(r9, 0) & 0xffffffffu64;
 r10 = m.stack_read_u64((r1.wrapping_add(136u64) as u32));
 r7 = r7.wrapping_add(0x1u64);
 r9 = r5 & 0x1u64;
-{ let [a, b, c, d] = nibble_bits(int::cr0(r9, so)); c0 = a; c1 = b; c2 = c; c3 = d; }
+{ let [a, b, c, d] = nibble_bits(int::cr0(r9, 0u8)); c0 = a; c1 = b; c2 = c; c3 = d; }
 r8 = r5 | r5;
 r9 = r7 | r7;
 r3 = r6.wrapping_add(0xffffffffffffffffu64);
 if c2 == 0 {
 'b49: {
-{ let (x, y) = (r7, r10); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (r7, r10); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c0 == 0 {
 break 'b49;
 }
@@ -5300,7 +5222,7 @@ let ea = (r3.wrapping_add(r7) as u32) as u64; let v = r11;
 m.write_u8(ea as u32, v as u8);
 break 'b49;
 }
-{ let (x, y) = ((r5 as i64), 1i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = ((r5 as i64), 1i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 r9 = r7.wrapping_add(0x1u64);
 if c2 == 0 {
 break 'b51;
@@ -5312,7 +5234,7 @@ break 'b51;
 r8 = int::rotl64(r8, 63) & 0x7fffffffffffffffu64;
 ctr = r8;
 'l52: loop {
-{ let (x, y) = (r9, r10); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (r9, r10); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 'b55: {
 if c0 == 0 {
 break 'b55;
@@ -5323,7 +5245,7 @@ break 'b55;
 }
 'b57: {
 r9 = r9.wrapping_add(0x1u64);
-{ let (x, y) = (r9, r10); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (r9, r10); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c0 == 0 {
 break 'b57;
 }
@@ -5341,7 +5263,7 @@ break 'b58;
 }
 r9 = r30.wrapping_add(0xffffffffffffffffu64);
 r5 = r9.wrapping_sub(r4);
-{ let (x, y) = (i64::from(r4 as i32), 0i64); c28 = (x < y) as u8; c29 = (x > y) as u8; c30 = (x == y) as u8; c31 = so; }
+{ let (x, y) = (i64::from(r4 as i32), 0i64); c28 = (x < y) as u8; c29 = (x > y) as u8; c30 = (x == y) as u8; c31 = 0u8; }
 r5 = int::rotl64(r5, 0) & 0xffffffffu64;
 r5 = r5.wrapping_add(r7);
 let ea = (r1.wrapping_add(144u64) as u32) as u64; let v = r5;
@@ -5351,7 +5273,7 @@ break 'b89;
 }
 break 'b63;
 }
-{ let (x, y) = (i64::from(r4 as i32), 0i64); c28 = (x < y) as u8; c29 = (x > y) as u8; c30 = (x == y) as u8; c31 = so; }
+{ let (x, y) = (i64::from(r4 as i32), 0i64); c28 = (x < y) as u8; c29 = (x > y) as u8; c30 = (x == y) as u8; c31 = 0u8; }
 if c29 == 0 {
 break 'b75;
 }
@@ -5374,9 +5296,8 @@ ctr = r9;
 r6 = r6.wrapping_add(0xffffffffffffffffu64);
 r8 = r24.wrapping_add(r8);
 r9 = r5.wrapping_add(0x1u64);
-r0 = r0 | 0x0u64;
 'l66: loop {
-{ let (x, y) = (r9, r10); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (r9, r10); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 'b69: {
 if c0 == 0 {
 break 'b69;
@@ -5410,7 +5331,7 @@ break 'b75;
 break 'b89;
 }
 }
-{ let (x, y) = (i64::from(r30 as i32), i64::from(r4 as i32)); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (i64::from(r30 as i32), i64::from(r4 as i32)); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c1 == 0 {
 break 'b89;
 }
@@ -5424,13 +5345,13 @@ r7 = int::rotl64(r9, 0) & 0xffffffffu64;
 r6 = m.stack_read_u64((r1.wrapping_add(136u64) as u32));
 r8 = r8.wrapping_add(0x1u64);
 r9 = r7 & 0x1u64;
-{ let [a, b, c, d] = nibble_bits(int::cr0(r9, so)); c0 = a; c1 = b; c2 = c; c3 = d; }
+{ let [a, b, c, d] = nibble_bits(int::cr0(r9, 0u8)); c0 = a; c1 = b; c2 = c; c3 = d; }
 r10 = r7 | r7;
 r9 = r8 | r8;
 r5 = r5.wrapping_add(0xffffffffffffffffu64);
 if c2 == 0 {
 'b79: {
-{ let (x, y) = (r6, r8); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (r6, r8); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c1 == 0 {
 break 'b79;
 }
@@ -5438,7 +5359,7 @@ let ea = (r5.wrapping_add(r8) as u32) as u64; let v = r3;
 m.write_u8(ea as u32, v as u8);
 break 'b79;
 }
-{ let (x, y) = ((r7 as i64), 1i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = ((r7 as i64), 1i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 r9 = r8.wrapping_add(0x1u64);
 if c2 == 0 {
 break 'b81;
@@ -5450,7 +5371,7 @@ break 'b81;
 r10 = int::rotl64(r10, 63) & 0x7fffffffffffffffu64;
 ctr = r10;
 'l82: loop {
-{ let (x, y) = (r6, r9); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (r6, r9); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 'b85: {
 if c1 == 0 {
 break 'b85;
@@ -5461,7 +5382,7 @@ break 'b85;
 }
 'b87: {
 r9 = r9.wrapping_add(0x1u64);
-{ let (x, y) = (r6, r9); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (r6, r9); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c1 == 0 {
 break 'b87;
 }
@@ -5493,14 +5414,14 @@ r6 = r25 | r25;
 r24 = m.stack_read_u64((r1.wrapping_add(192u64) as u32));
 break 'b185;
 }
-t => { ctx.cia = t; ctx.gpr[0] = r0; ctx.gpr[1] = r1; ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.gpr[5] = r5; ctx.gpr[6] = r6; ctx.gpr[7] = r7; ctx.gpr[8] = r8; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.gpr[11] = r11; ctx.gpr[23] = r23; ctx.gpr[24] = r24; ctx.gpr[26] = r26; ctx.gpr[27] = r27; ctx.gpr[28] = r28; ctx.gpr[29] = r29; ctx.gpr[30] = r30; ctx.gpr[31] = r31; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; ctx.cr[20] = c20; ctx.cr[21] = c21; ctx.cr[22] = c22; ctx.cr[23] = c23; ctx.cr[28] = c28; ctx.cr[29] = c29; ctx.cr[30] = c30; ctx.cr[31] = c31; ctx.ctr = ctr; rt.jump_rest(ctx, entry_lr, entry_sp); return; }
+_ => { ctx.cia = t; ctx.gpr[0] = r0; ctx.gpr[1] = r1; ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.gpr[5] = r5; ctx.gpr[6] = r6; ctx.gpr[7] = r7; ctx.gpr[8] = r8; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.gpr[11] = r11; ctx.gpr[23] = r23; ctx.gpr[24] = r24; ctx.gpr[26] = r26; ctx.gpr[27] = r27; ctx.gpr[28] = r28; ctx.gpr[29] = r29; ctx.gpr[30] = r30; ctx.gpr[31] = r31; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; ctx.cr[20] = c20; ctx.cr[21] = c21; ctx.cr[22] = c22; ctx.cr[23] = c23; ctx.cr[28] = c28; ctx.cr[29] = c29; ctx.cr[30] = c30; ctx.cr[31] = c31; ctx.ctr = ctr; rt.jump_rest(ctx, entry_lr, entry_sp); return; }
 }
 }
 'b171: {
 r9 = m.stack_read_u64((r1.wrapping_add(144u64) as u32));
 r8 = m.stack_read_u64((r1.wrapping_add(136u64) as u32));
 r10 = r9.wrapping_add(0x1u64);
-{ let (x, y) = (r10, r8); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (r10, r8); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c0 != 0 {
 r7 = m.stack_read_u64((r1.wrapping_add(128u64) as u32));
 r5 = 0u64.wrapping_add(0x25u64);
@@ -5510,13 +5431,13 @@ r7 = u64::from(m.read_u8((r31.wrapping_add(0u64) as u32)));
 let ea = (r1.wrapping_add(144u64) as u32) as u64; let v = r10;
 m.write_u64(ea as u32, v);
 r0 = int::rotl32_dup(r7, 0) & 0xffu64;
-{ let (x, y) = (i64::from(r0 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (i64::from(r0 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c2 != 0 {
 break 'b187;
 }
 break 'b171;
 }
-{ let (x, y) = (i64::from(r0 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (i64::from(r0 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 let ea = (r1.wrapping_add(144u64) as u32) as u64; let v = r10;
 m.write_u64(ea as u32, v);
 if c2 == 0 {
@@ -5525,7 +5446,7 @@ break 'b171;
 break 'b187;
 }
 r9 = r9.wrapping_add(0x2u64);
-{ let (x, y) = (r8, r9); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (r8, r9); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c1 == 0 {
 break 'b173;
 }
@@ -5547,7 +5468,7 @@ _ => unreachable!(),
 }
 r8 = r7.wrapping_add(0xffffffffffffff96u64);
 r8 = r8 & 0xfdu64;
-{ let [a, b, c, d] = nibble_bits(int::cr0(r8, so)); c0 = a; c1 = b; c2 = c; c3 = d; }
+{ let [a, b, c, d] = nibble_bits(int::cr0(r8, 0u8)); c0 = a; c1 = b; c2 = c; c3 = d; }
 if c2 == 0 {
 ent = 1;
 continue 'l29;
@@ -5557,7 +5478,7 @@ continue 'l29;
 }
 }
 r9 = int::rotl32_dup(r11, 0) & 0xffu64;
-{ let (x, y) = (i64::from(r9 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (i64::from(r9 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c2 != 0 {
 break 'b177;
 }
@@ -5573,7 +5494,7 @@ _ => unreachable!(),
 }
 r7 = u64::from(m.read_u8((r31.wrapping_add(0u64) as u32)));
 r9 = int::rotl32_dup(r7, 0) & 0xffu64;
-{ let (x, y) = (i64::from(r9 as i32), 35i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (i64::from(r9 as i32), 35i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c2 == 0 {
 ent = 1;
 continue 'l5;
@@ -5583,13 +5504,13 @@ continue 'l5;
 }
 }
 r10 = r9 & 0xffu64;
-{ let [a, b, c, d] = nibble_bits(int::cr0(r10, so)); c0 = a; c1 = b; c2 = c; c3 = d; }
+{ let [a, b, c, d] = nibble_bits(int::cr0(r10, 0u8)); c0 = a; c1 = b; c2 = c; c3 = d; }
 if c2 != 0 {
 break 'b187;
 }
 continue 'l2;
 }
-{ let (x, y) = ((r28 as i64), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = ((r28 as i64), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 r10 = m.stack_read_u64((r1.wrapping_add(144u64) as u32));
 r3 = r10 | r10;
 if c2 != 0 {
@@ -5603,7 +5524,7 @@ r31 = m.stack_read_u64((r1.wrapping_add(248u64) as u32));
 break 'b195;
 }
 'b190: {
-{ let (x, y) = (r28, r10); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (r28, r10); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c1 != 0 {
 break 'b190;
 }
@@ -5627,13 +5548,13 @@ let ea = (r29.wrapping_add(r10) as u32) as u64; let v = r8;
 m.write_u8(ea as u32, v as u8);
 r28 = m.stack_read_u64((r1.wrapping_add(18446744073709551584u64) as u32));
 r29 = m.stack_read_u64((r1.wrapping_add(18446744073709551592u64) as u32));
-ctx.cia = (lr as u32) & !3; ctx.gpr[0] = r0; ctx.gpr[1] = r1; ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.gpr[5] = r5; ctx.gpr[6] = r6; ctx.gpr[7] = r7; ctx.gpr[8] = r8; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.gpr[11] = r11; ctx.gpr[23] = r23; ctx.gpr[24] = r24; ctx.gpr[25] = r25; ctx.gpr[26] = r26; ctx.gpr[27] = r27; ctx.gpr[28] = r28; ctx.gpr[29] = r29; ctx.gpr[30] = r30; ctx.gpr[31] = r31; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; ctx.cr[20] = c20; ctx.cr[21] = c21; ctx.cr[22] = c22; ctx.cr[23] = c23; ctx.cr[28] = c28; ctx.cr[29] = c29; ctx.cr[30] = c30; ctx.cr[31] = c31; ctx.lr = lr; ctx.ctr = ctr; return;
+ctx.cia = (lr as u32) & !3; ctx.gpr[1] = r1; ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.gpr[23] = r23; ctx.gpr[24] = r24; ctx.gpr[25] = r25; ctx.gpr[26] = r26; ctx.gpr[27] = r27; ctx.gpr[28] = r28; ctx.gpr[29] = r29; ctx.gpr[30] = r30; ctx.gpr[31] = r31; return;
 }
 r1 = r1.wrapping_add(0x100u64);
 r3 = r3 as i32 as u64;
 r28 = m.stack_read_u64((r1.wrapping_add(18446744073709551584u64) as u32));
 r29 = m.stack_read_u64((r1.wrapping_add(18446744073709551592u64) as u32));
-ctx.cia = (lr as u32) & !3; ctx.gpr[0] = r0; ctx.gpr[1] = r1; ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.gpr[5] = r5; ctx.gpr[6] = r6; ctx.gpr[7] = r7; ctx.gpr[8] = r8; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.gpr[11] = r11; ctx.gpr[23] = r23; ctx.gpr[24] = r24; ctx.gpr[25] = r25; ctx.gpr[26] = r26; ctx.gpr[27] = r27; ctx.gpr[28] = r28; ctx.gpr[29] = r29; ctx.gpr[30] = r30; ctx.gpr[31] = r31; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; ctx.cr[20] = c20; ctx.cr[21] = c21; ctx.cr[22] = c22; ctx.cr[23] = c23; ctx.cr[28] = c28; ctx.cr[29] = c29; ctx.cr[30] = c30; ctx.cr[31] = c31; ctx.lr = lr; ctx.ctr = ctr; return;
+ctx.cia = (lr as u32) & !3; ctx.gpr[1] = r1; ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.gpr[23] = r23; ctx.gpr[24] = r24; ctx.gpr[25] = r25; ctx.gpr[26] = r26; ctx.gpr[27] = r27; ctx.gpr[28] = r28; ctx.gpr[29] = r29; ctx.gpr[30] = r30; ctx.gpr[31] = r31; return;
 }
 
 /// 0x00013100
@@ -5668,13 +5589,13 @@ m.write_u64(ea as u32, v);
 let ea = (r1.wrapping_add(216u64) as u32) as u64; let v = r10;
 m.write_u64(ea as u32, v);
 lr = 0x13128;
-ctx.gpr[0] = r0; ctx.gpr[1] = r1; ctx.gpr[6] = r6; ctx.lr = lr; 
+ctx.gpr[1] = r1; ctx.gpr[6] = r6; ctx.lr = lr; 
 let sp = ctx.gpr[1]; crate::f000::p_000124c0(ctx, rt); if ctx.cia != 0x13128 || ctx.gpr[1] != sp { return; }
 
 r1 = r1.wrapping_add(0x70u64);
 r0 = m.stack_read_u64((r1.wrapping_add(16u64) as u32));
 lr = r0;
-ctx.cia = (lr as u32) & !3; ctx.gpr[0] = r0; ctx.gpr[1] = r1; ctx.lr = lr; return;
+ctx.cia = (lr as u32) & !3; ctx.gpr[1] = r1; return;
 }
 
 /// 0x00013138
@@ -5698,7 +5619,6 @@ let mut c1 = ctx.cr[1];
 let mut c2 = ctx.cr[2];
 let mut c3 = ctx.cr[3];
 let mut lr = ctx.lr;
-let mut so = ctx.xer_so;
 ctx.cia = 0x13138;
 if rt.verify_on { rt.verify_enter(ctx, 0x13138); }
 let ea = (r1.wrapping_add(18446744073709551600u64) as u32) as u64; let v = r30;
@@ -5731,16 +5651,16 @@ m.write_u64(ea as u32, v);
 let ea = (r1.wrapping_add(4840u64) as u32) as u64; let v = r10;
 m.write_u64(ea as u32, v);
 lr = 0x13180;
-ctx.gpr[0] = r0; ctx.gpr[1] = r1; ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.gpr[5] = r5; ctx.gpr[6] = r6; ctx.gpr[30] = r30; ctx.lr = lr; 
+ctx.gpr[1] = r1; ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.gpr[5] = r5; ctx.gpr[6] = r6; ctx.gpr[30] = r30; ctx.lr = lr; 
 let sp = ctx.gpr[1]; crate::f000::p_000124c0(ctx, rt); if ctx.cia != 0x13180 || ctx.gpr[1] != sp { return; }
-r3 = ctx.gpr[3]; lr = ctx.lr; so = ctx.xer_so; 
-{ let (x, y) = (u64::from(r3 as u32), 511u64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+r3 = ctx.gpr[3]; 
+{ let (x, y) = (u64::from(r3 as u32), 511u64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 r31 = r3 | r3;
 if c1 == 0 {
 r3 = r1.wrapping_add(0x1070u64);
 r4 = r31 | r31;
 lr = 0x13204;
-ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.gpr[31] = r31; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; ctx.lr = lr; 
+ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.gpr[31] = r31; ctx.lr = lr; 
 let sp = ctx.gpr[1]; crate::f000::p_00012430(ctx, rt); if ctx.cia != 0x13204 || ctx.gpr[1] != sp { return; }
 
 r1 = r1.wrapping_add(0x1280u64);
@@ -5749,26 +5669,26 @@ r0 = m.stack_read_u64((r1.wrapping_add(16u64) as u32));
 r30 = m.stack_read_u64((r1.wrapping_add(18446744073709551600u64) as u32));
 r31 = m.stack_read_u64((r1.wrapping_add(18446744073709551608u64) as u32));
 lr = r0;
-ctx.cia = (lr as u32) & !3; ctx.gpr[0] = r0; ctx.gpr[1] = r1; ctx.gpr[3] = r3; ctx.gpr[30] = r30; ctx.gpr[31] = r31; ctx.lr = lr; return;
+ctx.cia = (lr as u32) & !3; ctx.gpr[1] = r1; ctx.gpr[3] = r3; ctx.gpr[30] = r30; ctx.gpr[31] = r31; return;
 }
-{ let (x, y) = (i64::from(r3 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (i64::from(r3 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c0 == 0 {
 r6 = r1.wrapping_add(0x12b8u64);
 r5 = r30 | r30;
 r3 = r1.wrapping_add(0x70u64);
 r4 = 0u64.wrapping_add(0x1000u64);
 lr = 0x131c4;
-ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.gpr[5] = r5; ctx.gpr[6] = r6; ctx.gpr[31] = r31; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; ctx.lr = lr; 
+ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.gpr[5] = r5; ctx.gpr[6] = r6; ctx.gpr[31] = r31; ctx.lr = lr; 
 let sp = ctx.gpr[1]; crate::f000::p_000124c0(ctx, rt); if ctx.cia != 0x131c4 || ctx.gpr[1] != sp { return; }
-r3 = ctx.gpr[3]; lr = ctx.lr; so = ctx.xer_so; 
+r3 = ctx.gpr[3]; 
 'b9: {
-{ let (x, y) = (i64::from(r3 as i32), 4095i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (i64::from(r3 as i32), 4095i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c1 != 0 {
 r3 = 0u64.wrapping_add(0xfffu64);
 r4 = r3 as i32 as u64;
 r3 = r1.wrapping_add(0x70u64);
 lr = 0x13230;
-ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; ctx.lr = lr; 
+ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.lr = lr; 
 let sp = ctx.gpr[1]; crate::f000::p_00012430(ctx, rt); if ctx.cia != 0x13230 || ctx.gpr[1] != sp { return; }
 
 break 'b9;
@@ -5776,7 +5696,7 @@ break 'b9;
 r4 = r3 as i32 as u64;
 r3 = r1.wrapping_add(0x70u64);
 lr = 0x131d8;
-ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; ctx.lr = lr; 
+ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.lr = lr; 
 let sp = ctx.gpr[1]; crate::f000::p_00012430(ctx, rt); if ctx.cia != 0x131d8 || ctx.gpr[1] != sp { return; }
 
 break 'b9;
@@ -5787,7 +5707,7 @@ r0 = m.stack_read_u64((r1.wrapping_add(16u64) as u32));
 r30 = m.stack_read_u64((r1.wrapping_add(18446744073709551600u64) as u32));
 r31 = m.stack_read_u64((r1.wrapping_add(18446744073709551608u64) as u32));
 lr = r0;
-ctx.cia = (lr as u32) & !3; ctx.gpr[0] = r0; ctx.gpr[1] = r1; ctx.gpr[3] = r3; ctx.gpr[30] = r30; ctx.gpr[31] = r31; ctx.lr = lr; return;
+ctx.cia = (lr as u32) & !3; ctx.gpr[1] = r1; ctx.gpr[3] = r3; ctx.gpr[30] = r30; ctx.gpr[31] = r31; return;
 }
 r1 = r1.wrapping_add(0x1280u64);
 r3 = r31 | r31;
@@ -5795,7 +5715,7 @@ r0 = m.stack_read_u64((r1.wrapping_add(16u64) as u32));
 r30 = m.stack_read_u64((r1.wrapping_add(18446744073709551600u64) as u32));
 r31 = m.stack_read_u64((r1.wrapping_add(18446744073709551608u64) as u32));
 lr = r0;
-ctx.cia = (lr as u32) & !3; ctx.gpr[0] = r0; ctx.gpr[1] = r1; ctx.gpr[3] = r3; ctx.gpr[30] = r30; ctx.gpr[31] = r31; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; ctx.lr = lr; return;
+ctx.cia = (lr as u32) & !3; ctx.gpr[1] = r1; ctx.gpr[3] = r3; ctx.gpr[30] = r30; ctx.gpr[31] = r31; return;
 }
 
 /// 0x00013238
@@ -5821,16 +5741,15 @@ let ea = r1.wrapping_add(0xffffffffffffff80u64); let v = r1;
 m.write_u64(ea as u32, v);
 r1 = ea;
 lr = 0x13250;
-ctx.gpr[0] = r0; ctx.gpr[1] = r1; ctx.gpr[31] = r31; ctx.lr = lr; 
+ctx.gpr[1] = r1; ctx.gpr[31] = r31; ctx.lr = lr; 
 let sp = ctx.gpr[1]; crate::f000::p_00011e58(ctx, rt); if ctx.cia != 0x13250 || ctx.gpr[1] != sp { return; }
-r0 = ctx.gpr[0]; r3 = ctx.gpr[3]; lr = ctx.lr; 
-r0 = r0 | 0x0u64;
+r3 = ctx.gpr[3]; 
 r4 = r3 | r3;
 r3 = r31 | r31;
 lr = 0x13260;
-ctx.gpr[0] = r0; ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.lr = lr; 
+ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.lr = lr; 
 let sp = ctx.gpr[1]; crate::f000::p_00012430(ctx, rt); if ctx.cia != 0x13260 || ctx.gpr[1] != sp { return; }
-r2 = ctx.gpr[2]; lr = ctx.lr; 
+
 r3 = r2.wrapping_add(0xffffffffffff0000u64);
 r4 = 0u64.wrapping_add(0x1u64);
 r3 = r3.wrapping_add(0xffffffffffffba20u64);
@@ -5843,7 +5762,7 @@ r3 = 0u64.wrapping_add(0x0u64);
 r0 = m.stack_read_u64((r1.wrapping_add(16u64) as u32));
 r31 = m.stack_read_u64((r1.wrapping_add(18446744073709551608u64) as u32));
 lr = r0;
-ctx.cia = (lr as u32) & !3; ctx.gpr[0] = r0; ctx.gpr[1] = r1; ctx.gpr[3] = r3; ctx.gpr[31] = r31; ctx.lr = lr; return;
+ctx.cia = (lr as u32) & !3; ctx.gpr[1] = r1; ctx.gpr[3] = r3; ctx.gpr[31] = r31; return;
 }
 
 /// 0x00013288
@@ -5872,7 +5791,7 @@ r3 = r1.wrapping_add(0x70u64);
 let ea = (r1.wrapping_add(112u64) as u32) as u64; let v = r31;
 m.write_u8(ea as u32, v as u8);
 lr = 0x132ac;
-ctx.gpr[0] = r0; ctx.gpr[1] = r1; ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.gpr[31] = r31; ctx.lr = lr; 
+ctx.gpr[1] = r1; ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.gpr[31] = r31; ctx.lr = lr; 
 let sp = ctx.gpr[1]; crate::f000::p_00012430(ctx, rt); if ctx.cia != 0x132ac || ctx.gpr[1] != sp { return; }
 
 r1 = r1.wrapping_add(0x90u64);
@@ -5880,14 +5799,13 @@ r3 = r31 | r31;
 r0 = m.stack_read_u64((r1.wrapping_add(16u64) as u32));
 r31 = m.stack_read_u64((r1.wrapping_add(18446744073709551608u64) as u32));
 lr = r0;
-ctx.cia = (lr as u32) & !3; ctx.gpr[0] = r0; ctx.gpr[1] = r1; ctx.gpr[3] = r3; ctx.gpr[31] = r31; ctx.lr = lr; return;
+ctx.cia = (lr as u32) & !3; ctx.gpr[1] = r1; ctx.gpr[3] = r3; ctx.gpr[31] = r31; return;
 }
 
 /// 0x000132c8
 #[unsafe(no_mangle)]
 pub fn p_000132c8(ctx: &mut PpuContext, rt: &Rt) {
 let m = rt.view();
-let mut r0 = ctx.gpr[0];
 let mut r1 = ctx.gpr[1];
 let mut r2 = ctx.gpr[2];
 let mut r3 = ctx.gpr[3];
@@ -5908,12 +5826,11 @@ let mut c1 = ctx.cr[1];
 let mut c2 = ctx.cr[2];
 let mut c3 = ctx.cr[3];
 let mut lr = ctx.lr;
-let mut so = ctx.xer_so;
 let mut ent: u32 = 0;
 'b2: {
 ctx.cia = 0x132c8;
 if rt.verify_on { rt.verify_enter(ctx, 0x132c8); }
-{ let (x, y) = ((r3 as i64), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = ((r3 as i64), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 let ea = (r1.wrapping_add(18446744073709551592u64) as u32) as u64; let v = r29;
 m.write_u64(ea as u32, v);
 let ea = (r1.wrapping_add(18446744073709551600u64) as u32) as u64; let v = r30;
@@ -5927,27 +5844,23 @@ r3 = 0u64.wrapping_add(0x1u64);
 break 'b2;
 }
 r3 = r3.wrapping_add(0x1fu64);
-r0 = r0 | 0x0u64;
-r0 = r0 | 0x0u64;
 r31 = r2.wrapping_add(0xffffffffffff81b8u64);
 r30 = int::rotl64(r3, 0) & 0xfffffffffffffff0u64;
 r10 = r2.wrapping_add(0xffffffffffff81c0u64);
 r8 = 0u64.wrapping_add(0x1u64);
-r0 = r0 | 0x0u64;
 'l3: loop {
-match m.load_reserved_u32(&mut ctx.reservation, (0u64.wrapping_add(r10) as u32)) { Ok(v) => r9 = u64::from(v), Err(e) => { ctx.gpr[0] = r0; ctx.gpr[3] = r3; ctx.gpr[8] = r8; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.gpr[30] = r30; ctx.gpr[31] = r31; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; rt.fault(0x13300, e) } }
-let ok = match m.store_conditional_u32(&mut ctx.reservation, (0u64.wrapping_add(r10) as u32), r8 as u32) { Ok(ok) => ok, Err(e) => { ctx.gpr[0] = r0; ctx.gpr[3] = r3; ctx.gpr[8] = r8; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.gpr[30] = r30; ctx.gpr[31] = r31; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; rt.fault(0x13304, e) } };
-{ let [a, b, c, d] = nibble_bits((u32::from(ok) << 1) | u32::from(so)); c0 = a; c1 = b; c2 = c; c3 = d; }
+match m.load_reserved_u32(&mut ctx.reservation, (0u64.wrapping_add(r10) as u32)) { Ok(v) => r9 = u64::from(v), Err(e) => { ctx.gpr[3] = r3; ctx.gpr[8] = r8; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.gpr[30] = r30; ctx.gpr[31] = r31; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; rt.fault(0x13300, e) } }
+let ok = match m.store_conditional_u32(&mut ctx.reservation, (0u64.wrapping_add(r10) as u32), r8 as u32) { Ok(ok) => ok, Err(e) => { ctx.gpr[3] = r3; ctx.gpr[8] = r8; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.gpr[30] = r30; ctx.gpr[31] = r31; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; rt.fault(0x13304, e) } };
+{ let [a, b, c, d] = nibble_bits((u32::from(ok) << 1) | u32::from(0u8)); c0 = a; c1 = b; c2 = c; c3 = d; }
 if c2 == 0 {
 continue 'l3;
 }
 std::sync::atomic::fence(std::sync::atomic::Ordering::Acquire);
-{ let (x, y) = (i64::from(r9 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (i64::from(r9 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c2 != 0 {
 'b11: {
-r0 = r0 | 0x0u64;
 r3 = m.read_u64((r2.wrapping_add(18446744073709519288u64) as u32));
-{ let (x, y) = ((r3 as i64), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = ((r3 as i64), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c2 != 0 {
 r29 = 0u64.wrapping_add(0x2u64);
 let ea = (r1.wrapping_add(18446744073709551584u64) as u32) as u64; let v = r28;
@@ -5979,18 +5892,17 @@ r9 = 0u64.wrapping_add(0x0u64);
 r10 = 0u64.wrapping_add(0x0u64);
 r11 = 0u64.wrapping_add(0x15cu64);
 ctx.cia = 0x133fc;
-ctx.gpr[0] = r0; ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.gpr[5] = r5; ctx.gpr[6] = r6; ctx.gpr[7] = r7; ctx.gpr[8] = r8; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.gpr[11] = r11; ctx.gpr[28] = r28; ctx.gpr[29] = r29; ctx.gpr[30] = r30; ctx.gpr[31] = r31; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; 
+ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.gpr[5] = r5; ctx.gpr[6] = r6; ctx.gpr[7] = r7; ctx.gpr[8] = r8; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.gpr[11] = r11; ctx.gpr[28] = r28; ctx.gpr[29] = r29; ctx.gpr[30] = r30; ctx.gpr[31] = r31; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; 
 rt.syscall(ctx, 0x133f8); if ctx.cia != 0x133fc { return; }
-r0 = ctx.gpr[0]; r1 = ctx.gpr[1]; r2 = ctx.gpr[2]; r3 = ctx.gpr[3]; r6 = ctx.gpr[6]; r9 = ctx.gpr[9]; r10 = ctx.gpr[10]; r28 = ctx.gpr[28]; r29 = ctx.gpr[29]; r30 = ctx.gpr[30]; r31 = ctx.gpr[31]; lr = ctx.lr; so = ctx.xer_so; 
+r1 = ctx.gpr[1]; r2 = ctx.gpr[2]; r3 = ctx.gpr[3]; r28 = ctx.gpr[28]; r29 = ctx.gpr[29]; r30 = ctx.gpr[30]; r31 = ctx.gpr[31]; lr = ctx.lr; 
 'b27: {
-{ let (x, y) = (i64::from(r3 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (i64::from(r3 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c2 == 0 {
 break 'b27;
 }
-r0 = r0 | 0x0u64;
 r3 = u64::from(m.stack_read_u32((r1.wrapping_add(18446744073709551568u64) as u32)));
 r29 = r29.wrapping_add(0xffffffffffffffffu64);
-{ let (x, y) = (i64::from(r29 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (i64::from(r29 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 r10 = m.read_u64((r2.wrapping_add(18446744073709519288u64) as u32));
 let ea = (r3.wrapping_add(0u64) as u32) as u64; let v = r28;
 m.write_u64(ea as u32, v);
@@ -6007,7 +5919,6 @@ continue 'l11;
 }
 std::sync::atomic::fence(std::sync::atomic::Ordering::AcqRel);
 r9 = 0u64.wrapping_add(0x0u64);
-r0 = r0 | 0x0u64;
 r3 = 0u64.wrapping_add(0x0u64);
 let ea = (r2.wrapping_add(18446744073709519296u64) as u32) as u64; let v = r9;
 m.write_u32(ea as u32, v as u32);
@@ -6015,16 +5926,16 @@ r28 = m.stack_read_u64((r1.wrapping_add(18446744073709551584u64) as u32));
 r29 = m.stack_read_u64((r1.wrapping_add(18446744073709551592u64) as u32));
 r30 = m.stack_read_u64((r1.wrapping_add(18446744073709551600u64) as u32));
 r31 = m.stack_read_u64((r1.wrapping_add(18446744073709551608u64) as u32));
-ctx.cia = (lr as u32) & !3; ctx.gpr[0] = r0; ctx.gpr[3] = r3; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.gpr[28] = r28; ctx.gpr[29] = r29; ctx.gpr[30] = r30; ctx.gpr[31] = r31; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; return;
+ctx.cia = (lr as u32) & !3; ctx.gpr[3] = r3; ctx.gpr[28] = r28; ctx.gpr[29] = r29; ctx.gpr[30] = r30; ctx.gpr[31] = r31; return;
 }
 1 => {
 r7 = r31 | r31;
 'l13: loop {
 r10 = m.read_u64((r3.wrapping_add(0u64) as u32));
 r8 = m.read_u64((r3.wrapping_add(8u64) as u32));
-{ let (x, y) = (r10, r30); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (r10, r30); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c0 != 0 {
-{ let (x, y) = ((r8 as i64), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = ((r8 as i64), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 r7 = r3.wrapping_add(0x8u64);
 r3 = r8 | r8;
 if c2 == 0 {
@@ -6037,7 +5948,7 @@ continue 'l11;
 }
 'b18: {
 r10 = r10.wrapping_sub(r30);
-{ let (x, y) = (r10, 63u64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (r10, 63u64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c1 != 0 {
 r6 = r3.wrapping_add(r30);
 let ea = (r3.wrapping_add(r30) as u32) as u64; let v = r10;
@@ -6056,14 +5967,13 @@ break 'b18;
 }
 std::sync::atomic::fence(std::sync::atomic::Ordering::AcqRel);
 r10 = 0u64.wrapping_add(0x0u64);
-r0 = r0 | 0x0u64;
 r3 = r3.wrapping_add(0x10u64);
 let ea = (r2.wrapping_add(18446744073709519296u64) as u32) as u64; let v = r10;
 m.write_u32(ea as u32, v as u32);
 r29 = m.stack_read_u64((r1.wrapping_add(18446744073709551592u64) as u32));
 r30 = m.stack_read_u64((r1.wrapping_add(18446744073709551600u64) as u32));
 r31 = m.stack_read_u64((r1.wrapping_add(18446744073709551608u64) as u32));
-ctx.cia = (lr as u32) & !3; ctx.gpr[0] = r0; ctx.gpr[3] = r3; ctx.gpr[6] = r6; ctx.gpr[7] = r7; ctx.gpr[8] = r8; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.gpr[28] = r28; ctx.gpr[29] = r29; ctx.gpr[30] = r30; ctx.gpr[31] = r31; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; return;
+ctx.cia = (lr as u32) & !3; ctx.gpr[3] = r3; ctx.gpr[28] = r28; ctx.gpr[29] = r29; ctx.gpr[30] = r30; ctx.gpr[31] = r31; return;
 }
 }
 _ => unreachable!(),
@@ -6072,7 +5982,7 @@ _ => unreachable!(),
 }
 'l6: loop {
 r9 = u64::from(m.read_u32((r31.wrapping_add(8u64) as u32)));
-{ let (x, y) = (i64::from(r9 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (i64::from(r9 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c2 == 0 {
 continue 'l6;
 }
@@ -6085,7 +5995,6 @@ continue 'l3;
 #[unsafe(no_mangle)]
 pub fn p_00013458(ctx: &mut PpuContext, rt: &Rt) {
 let m = rt.view();
-let mut r0 = ctx.gpr[0];
 let mut r2 = ctx.gpr[2];
 let mut r3 = ctx.gpr[3];
 let mut r6 = ctx.gpr[6];
@@ -6098,45 +6007,40 @@ let mut c1 = ctx.cr[1];
 let mut c2 = ctx.cr[2];
 let mut c3 = ctx.cr[3];
 let mut lr = ctx.lr;
-let mut so = ctx.xer_so;
 ctx.cia = 0x13458;
 if rt.verify_on { rt.verify_enter(ctx, 0x13458); }
-{ let (x, y) = ((r3 as i64), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = ((r3 as i64), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 let target = (lr as u32) & !3;
 if c2 != 0 {
-ctx.cia = target; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; return;
+ctx.cia = target; return;
 }
-r0 = r0 | 0x0u64;
-r0 = r0 | 0x0u64;
 r6 = r3.wrapping_add(0xfffffffffffffff0u64);
 r10 = r2.wrapping_add(0xffffffffffff81b8u64);
 r8 = r2.wrapping_add(0xffffffffffff81c0u64);
 r7 = 0u64.wrapping_add(0x1u64);
 'l2: loop {
-match m.load_reserved_u32(&mut ctx.reservation, (0u64.wrapping_add(r8) as u32)) { Ok(v) => r9 = u64::from(v), Err(e) => { ctx.gpr[0] = r0; ctx.gpr[6] = r6; ctx.gpr[7] = r7; ctx.gpr[8] = r8; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; rt.fault(0x13478, e) } }
-let ok = match m.store_conditional_u32(&mut ctx.reservation, (0u64.wrapping_add(r8) as u32), r7 as u32) { Ok(ok) => ok, Err(e) => { ctx.gpr[0] = r0; ctx.gpr[6] = r6; ctx.gpr[7] = r7; ctx.gpr[8] = r8; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; rt.fault(0x1347c, e) } };
-{ let [a, b, c, d] = nibble_bits((u32::from(ok) << 1) | u32::from(so)); c0 = a; c1 = b; c2 = c; c3 = d; }
+match m.load_reserved_u32(&mut ctx.reservation, (0u64.wrapping_add(r8) as u32)) { Ok(v) => r9 = u64::from(v), Err(e) => { ctx.gpr[6] = r6; ctx.gpr[7] = r7; ctx.gpr[8] = r8; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; rt.fault(0x13478, e) } }
+let ok = match m.store_conditional_u32(&mut ctx.reservation, (0u64.wrapping_add(r8) as u32), r7 as u32) { Ok(ok) => ok, Err(e) => { ctx.gpr[6] = r6; ctx.gpr[7] = r7; ctx.gpr[8] = r8; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; rt.fault(0x1347c, e) } };
+{ let [a, b, c, d] = nibble_bits((u32::from(ok) << 1) | u32::from(0u8)); c0 = a; c1 = b; c2 = c; c3 = d; }
 if c2 == 0 {
 continue 'l2;
 }
 std::sync::atomic::fence(std::sync::atomic::Ordering::Acquire);
-{ let (x, y) = (i64::from(r9 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (i64::from(r9 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c2 != 0 {
-r0 = r0 | 0x0u64;
 r10 = m.read_u64((r2.wrapping_add(18446744073709519288u64) as u32));
 let ea = (r3.wrapping_add(18446744073709551608u64) as u32) as u64; let v = r10;
 m.write_u64(ea as u32, v);
 let ea = (r2.wrapping_add(18446744073709519288u64) as u32) as u64; let v = r6;
 m.write_u64(ea as u32, v);
-r0 = r0 | 0x0u64;
 std::sync::atomic::fence(std::sync::atomic::Ordering::AcqRel);
 let ea = (r2.wrapping_add(18446744073709519296u64) as u32) as u64; let v = r9;
 m.write_u32(ea as u32, v as u32);
-ctx.cia = (lr as u32) & !3; ctx.gpr[0] = r0; ctx.gpr[6] = r6; ctx.gpr[7] = r7; ctx.gpr[8] = r8; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; return;
+ctx.cia = (lr as u32) & !3; return;
 }
 'l5: loop {
 r9 = u64::from(m.read_u32((r10.wrapping_add(8u64) as u32)));
-{ let (x, y) = (i64::from(r9 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (i64::from(r9 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c2 == 0 {
 continue 'l5;
 }
@@ -6161,12 +6065,11 @@ let mut c1 = ctx.cr[1];
 let mut c2 = ctx.cr[2];
 let mut c3 = ctx.cr[3];
 let mut lr = ctx.lr;
-let mut so = ctx.xer_so;
 'b7: {
 'b2: {
 ctx.cia = 0x134c0;
 if rt.verify_on { rt.verify_enter(ctx, 0x134c0); }
-{ let (x, y) = ((r4 as i64), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = ((r4 as i64), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 let ea = (r1.wrapping_add(18446744073709551600u64) as u32) as u64; let v = r30;
 m.write_u64(ea as u32, v);
 let ea = (r1.wrapping_add(18446744073709551608u64) as u32) as u64; let v = r31;
@@ -6179,7 +6082,7 @@ if c2 != 0 {
 break 'b2;
 }
 let (r, o) = int::divdu(r30, r4); r4 = r; let _ = o;
-{ let (x, y) = ((r4 as i64), (r3 as i64)); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = ((r4 as i64), (r3 as i64)); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c2 == 0 {
 break 'b7;
 }
@@ -6190,11 +6093,11 @@ r0 = lr;
 let ea = (r1.wrapping_add(144u64) as u32) as u64; let v = r0;
 m.write_u64(ea as u32, v);
 lr = 0x134f4;
-ctx.gpr[0] = r0; ctx.gpr[1] = r1; ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.gpr[30] = r30; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; ctx.lr = lr; 
+ctx.gpr[1] = r1; ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.gpr[30] = r30; ctx.lr = lr; 
 let sp = ctx.gpr[1]; crate::f000::p_000132c8(ctx, rt); if ctx.cia != 0x134f4 || ctx.gpr[1] != sp { return; }
-r3 = ctx.gpr[3]; r4 = ctx.gpr[4]; lr = ctx.lr; so = ctx.xer_so; 
+r3 = ctx.gpr[3]; r4 = ctx.gpr[4]; 
 r31 = r3 | r3;
-{ let [a, b, c, d] = nibble_bits(int::cr0(r31, so)); c0 = a; c1 = b; c2 = c; c3 = d; }
+{ let [a, b, c, d] = nibble_bits(int::cr0(r31, 0u8)); c0 = a; c1 = b; c2 = c; c3 = d; }
 if c2 != 0 {
 r0 = m.stack_read_u64((r1.wrapping_add(144u64) as u32));
 lr = r0;
@@ -6203,24 +6106,23 @@ break 'b7;
 r5 = r30 | r30;
 r4 = 0u64.wrapping_add(0x0u64);
 lr = 0x13508;
-ctx.gpr[4] = r4; ctx.gpr[5] = r5; ctx.gpr[31] = r31; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; ctx.lr = lr; 
+ctx.gpr[4] = r4; ctx.gpr[5] = r5; ctx.gpr[31] = r31; ctx.lr = lr; 
 let sp = ctx.gpr[1]; crate::f000::p_00011c78(ctx, rt); if ctx.cia != 0x13508 || ctx.gpr[1] != sp { return; }
-r0 = ctx.gpr[0]; 
-r0 = r0 | 0x0u64;
+
 r0 = m.stack_read_u64((r1.wrapping_add(144u64) as u32));
 r1 = r1.wrapping_add(0x80u64);
 r3 = r31 | r31;
 lr = r0;
 r30 = m.stack_read_u64((r1.wrapping_add(18446744073709551600u64) as u32));
 r31 = m.stack_read_u64((r1.wrapping_add(18446744073709551608u64) as u32));
-ctx.cia = (lr as u32) & !3; ctx.gpr[0] = r0; ctx.gpr[1] = r1; ctx.gpr[3] = r3; ctx.gpr[30] = r30; ctx.gpr[31] = r31; ctx.lr = lr; return;
+ctx.cia = (lr as u32) & !3; ctx.gpr[1] = r1; ctx.gpr[3] = r3; ctx.gpr[30] = r30; ctx.gpr[31] = r31; return;
 }
 r1 = r1.wrapping_add(0x80u64);
 r31 = 0u64.wrapping_add(0x0u64);
 r3 = r31 | r31;
 r30 = m.stack_read_u64((r1.wrapping_add(18446744073709551600u64) as u32));
 r31 = m.stack_read_u64((r1.wrapping_add(18446744073709551608u64) as u32));
-ctx.cia = (lr as u32) & !3; ctx.gpr[0] = r0; ctx.gpr[1] = r1; ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.gpr[30] = r30; ctx.gpr[31] = r31; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; ctx.lr = lr; return;
+ctx.cia = (lr as u32) & !3; ctx.gpr[1] = r1; ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.gpr[30] = r30; ctx.gpr[31] = r31; return;
 }
 
 /// 0x00013548
@@ -6245,13 +6147,12 @@ let mut c1 = ctx.cr[1];
 let mut c2 = ctx.cr[2];
 let mut c3 = ctx.cr[3];
 let mut lr = ctx.lr;
-let mut so = ctx.xer_so;
 ctx.cia = 0x13548;
 if rt.verify_on { rt.verify_enter(ctx, 0x13548); }
 let ea = (r1.wrapping_add(18446744073709551608u64) as u32) as u64; let v = r31;
 m.write_u64(ea as u32, v);
 r31 = r3 | r3;
-{ let [a, b, c, d] = nibble_bits(int::cr0(r31, so)); c0 = a; c1 = b; c2 = c; c3 = d; }
+{ let [a, b, c, d] = nibble_bits(int::cr0(r31, 0u8)); c0 = a; c1 = b; c2 = c; c3 = d; }
 r3 = r4 | r4;
 let ea = r1.wrapping_add(0xffffffffffffff80u64); let v = r1;
 m.write_u64(ea as u32, v);
@@ -6259,7 +6160,7 @@ r1 = ea;
 if c2 != 0 {
 r1 = r1.wrapping_add(0x80u64);
 r31 = m.stack_read_u64((r1.wrapping_add(18446744073709551608u64) as u32));
-ctx.gpr[1] = r1; ctx.gpr[3] = r3; ctx.gpr[31] = r31; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; 
+ctx.gpr[1] = r1; ctx.gpr[3] = r3; ctx.gpr[31] = r31; 
 crate::f000::p_000132c8(ctx, rt); return;
 }
 r9 = m.read_u64((r31.wrapping_add(18446744073709551600u64) as u32));
@@ -6267,17 +6168,17 @@ let ea = (r1.wrapping_add(112u64) as u32) as u64; let v = r30;
 m.write_u64(ea as u32, v);
 r30 = r31 | r31;
 r9 = r9.wrapping_add(0xfffffffffffffff0u64);
-{ let (x, y) = (r9, r4); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (r9, r4); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c0 != 0 {
 r0 = lr;
 let ea = (r1.wrapping_add(144u64) as u32) as u64; let v = r0;
 m.write_u64(ea as u32, v);
 lr = 0x13594;
-ctx.gpr[0] = r0; ctx.gpr[1] = r1; ctx.gpr[3] = r3; ctx.gpr[9] = r9; ctx.gpr[30] = r30; ctx.gpr[31] = r31; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; ctx.lr = lr; 
+ctx.gpr[1] = r1; ctx.gpr[3] = r3; ctx.gpr[9] = r9; ctx.gpr[30] = r30; ctx.gpr[31] = r31; ctx.lr = lr; 
 let sp = ctx.gpr[1]; crate::f000::p_000132c8(ctx, rt); if ctx.cia != 0x13594 || ctx.gpr[1] != sp { return; }
-r3 = ctx.gpr[3]; lr = ctx.lr; so = ctx.xer_so; 
+r3 = ctx.gpr[3]; 
 r30 = r3 | r3;
-{ let [a, b, c, d] = nibble_bits(int::cr0(r30, so)); c0 = a; c1 = b; c2 = c; c3 = d; }
+{ let [a, b, c, d] = nibble_bits(int::cr0(r30, 0u8)); c0 = a; c1 = b; c2 = c; c3 = d; }
 if c2 != 0 {
 r0 = m.stack_read_u64((r1.wrapping_add(144u64) as u32));
 r3 = r30 | r30;
@@ -6285,40 +6186,35 @@ r30 = m.stack_read_u64((r1.wrapping_add(112u64) as u32));
 r1 = r1.wrapping_add(0x80u64);
 lr = r0;
 r31 = m.stack_read_u64((r1.wrapping_add(18446744073709551608u64) as u32));
-ctx.cia = (lr as u32) & !3; ctx.gpr[0] = r0; ctx.gpr[1] = r1; ctx.gpr[3] = r3; ctx.gpr[30] = r30; ctx.gpr[31] = r31; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; ctx.lr = lr; return;
+ctx.cia = (lr as u32) & !3; ctx.gpr[1] = r1; ctx.gpr[3] = r3; ctx.gpr[30] = r30; ctx.gpr[31] = r31; return;
 }
 r5 = m.read_u64((r31.wrapping_add(18446744073709551600u64) as u32));
 r4 = r31 | r31;
 r5 = r5.wrapping_add(0xfffffffffffffff0u64);
 lr = 0x135ac;
-ctx.gpr[4] = r4; ctx.gpr[5] = r5; ctx.gpr[30] = r30; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; ctx.lr = lr; 
+ctx.gpr[4] = r4; ctx.gpr[5] = r5; ctx.gpr[30] = r30; ctx.lr = lr; 
 let sp = ctx.gpr[1]; crate::f000::p_00011a98(ctx, rt); if ctx.cia != 0x135ac || ctx.gpr[1] != sp { return; }
-r0 = ctx.gpr[0]; r2 = ctx.gpr[2]; r9 = ctx.gpr[9]; c0 = ctx.cr[0]; c1 = ctx.cr[1]; c2 = ctx.cr[2]; c3 = ctx.cr[3]; so = ctx.xer_so; 
-r0 = r0 | 0x0u64;
-r0 = r0 | 0x0u64;
-r0 = r0 | 0x0u64;
+
 r6 = r31.wrapping_add(0xfffffffffffffff0u64);
 r10 = r2.wrapping_add(0xffffffffffff81b8u64);
 r8 = r2.wrapping_add(0xffffffffffff81c0u64);
 r7 = 0u64.wrapping_add(0x1u64);
 'l7: loop {
-match m.load_reserved_u32(&mut ctx.reservation, (0u64.wrapping_add(r8) as u32)) { Ok(v) => r9 = u64::from(v), Err(e) => { ctx.gpr[0] = r0; ctx.gpr[6] = r6; ctx.gpr[7] = r7; ctx.gpr[8] = r8; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; rt.fault(0x135c8, e) } }
-let ok = match m.store_conditional_u32(&mut ctx.reservation, (0u64.wrapping_add(r8) as u32), r7 as u32) { Ok(ok) => ok, Err(e) => { ctx.gpr[0] = r0; ctx.gpr[6] = r6; ctx.gpr[7] = r7; ctx.gpr[8] = r8; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; rt.fault(0x135cc, e) } };
-{ let [a, b, c, d] = nibble_bits((u32::from(ok) << 1) | u32::from(so)); c0 = a; c1 = b; c2 = c; c3 = d; }
+match m.load_reserved_u32(&mut ctx.reservation, (0u64.wrapping_add(r8) as u32)) { Ok(v) => r9 = u64::from(v), Err(e) => { ctx.gpr[6] = r6; ctx.gpr[7] = r7; ctx.gpr[8] = r8; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; rt.fault(0x135c8, e) } }
+let ok = match m.store_conditional_u32(&mut ctx.reservation, (0u64.wrapping_add(r8) as u32), r7 as u32) { Ok(ok) => ok, Err(e) => { ctx.gpr[6] = r6; ctx.gpr[7] = r7; ctx.gpr[8] = r8; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; rt.fault(0x135cc, e) } };
+{ let [a, b, c, d] = nibble_bits((u32::from(ok) << 1) | u32::from(0u8)); c0 = a; c1 = b; c2 = c; c3 = d; }
 if c2 == 0 {
 continue 'l7;
 }
 std::sync::atomic::fence(std::sync::atomic::Ordering::Acquire);
-{ let (x, y) = (i64::from(r9 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (i64::from(r9 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c2 != 0 {
-r0 = r0 | 0x0u64;
 r10 = m.read_u64((r2.wrapping_add(18446744073709519288u64) as u32));
 let ea = (r31.wrapping_add(18446744073709551608u64) as u32) as u64; let v = r10;
 m.write_u64(ea as u32, v);
 let ea = (r2.wrapping_add(18446744073709519288u64) as u32) as u64; let v = r6;
 m.write_u64(ea as u32, v);
 std::sync::atomic::fence(std::sync::atomic::Ordering::AcqRel);
-r0 = r0 | 0x0u64;
 r3 = r30 | r30;
 let ea = (r2.wrapping_add(18446744073709519296u64) as u32) as u64; let v = r9;
 m.write_u32(ea as u32, v as u32);
@@ -6327,11 +6223,11 @@ r30 = m.stack_read_u64((r1.wrapping_add(112u64) as u32));
 r1 = r1.wrapping_add(0x80u64);
 lr = r0;
 r31 = m.stack_read_u64((r1.wrapping_add(18446744073709551608u64) as u32));
-ctx.cia = (lr as u32) & !3; ctx.gpr[0] = r0; ctx.gpr[1] = r1; ctx.gpr[3] = r3; ctx.gpr[6] = r6; ctx.gpr[7] = r7; ctx.gpr[8] = r8; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.gpr[30] = r30; ctx.gpr[31] = r31; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; ctx.lr = lr; return;
+ctx.cia = (lr as u32) & !3; ctx.gpr[1] = r1; ctx.gpr[3] = r3; ctx.gpr[30] = r30; ctx.gpr[31] = r31; return;
 }
 'l10: loop {
 r9 = u64::from(m.read_u32((r10.wrapping_add(8u64) as u32)));
-{ let (x, y) = (i64::from(r9 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (i64::from(r9 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c2 == 0 {
 continue 'l10;
 }
@@ -6343,7 +6239,7 @@ r3 = r30 | r30;
 r30 = m.stack_read_u64((r1.wrapping_add(112u64) as u32));
 r1 = r1.wrapping_add(0x80u64);
 r31 = m.stack_read_u64((r1.wrapping_add(18446744073709551608u64) as u32));
-ctx.cia = (lr as u32) & !3; ctx.gpr[1] = r1; ctx.gpr[3] = r3; ctx.gpr[9] = r9; ctx.gpr[30] = r30; ctx.gpr[31] = r31; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; return;
+ctx.cia = (lr as u32) & !3; ctx.gpr[1] = r1; ctx.gpr[3] = r3; ctx.gpr[30] = r30; ctx.gpr[31] = r31; return;
 }
 
 /// 0x00013650
@@ -6361,13 +6257,12 @@ let mut c1 = ctx.cr[1];
 let mut c2 = ctx.cr[2];
 let mut c3 = ctx.cr[3];
 let mut lr = ctx.lr;
-let mut so = ctx.xer_so;
 ctx.cia = 0x13650;
 if rt.verify_on { rt.verify_enter(ctx, 0x13650); }
-{ let (x, y) = (r3, 16u64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (r3, 16u64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c1 == 0 {
 r3 = r4 | r4;
-ctx.gpr[3] = r3; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; 
+ctx.gpr[3] = r3; 
 crate::f000::p_000132c8(ctx, rt); return;
 }
 let ea = (r1.wrapping_add(18446744073709551608u64) as u32) as u64; let v = r31;
@@ -6381,11 +6276,11 @@ let ea = r1.wrapping_add(0xffffffffffffff80u64); let v = r1;
 m.write_u64(ea as u32, v);
 r1 = ea;
 lr = 0x13674;
-ctx.gpr[0] = r0; ctx.gpr[1] = r1; ctx.gpr[3] = r3; ctx.gpr[31] = r31; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; ctx.lr = lr; 
+ctx.gpr[1] = r1; ctx.gpr[3] = r3; ctx.gpr[31] = r31; ctx.lr = lr; 
 let sp = ctx.gpr[1]; crate::f000::p_000132c8(ctx, rt); if ctx.cia != 0x13674 || ctx.gpr[1] != sp { return; }
-r3 = ctx.gpr[3]; r9 = ctx.gpr[9]; so = ctx.xer_so; 
+r3 = ctx.gpr[3]; 
 'b4: {
-{ let (x, y) = ((r3 as i64), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = ((r3 as i64), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c2 != 0 {
 break 'b4;
 }
@@ -6400,7 +6295,7 @@ r1 = r1.wrapping_add(0x80u64);
 r0 = m.stack_read_u64((r1.wrapping_add(16u64) as u32));
 r31 = m.stack_read_u64((r1.wrapping_add(18446744073709551608u64) as u32));
 lr = r0;
-ctx.cia = (lr as u32) & !3; ctx.gpr[0] = r0; ctx.gpr[1] = r1; ctx.gpr[3] = r3; ctx.gpr[9] = r9; ctx.gpr[31] = r31; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; ctx.lr = lr; return;
+ctx.cia = (lr as u32) & !3; ctx.gpr[1] = r1; ctx.gpr[3] = r3; ctx.gpr[31] = r31; return;
 }
 
 /// 0x000136a8
@@ -6417,14 +6312,13 @@ if rt.verify_on { rt.verify_enter(ctx, 0x136a8); }
 r3 = r9 ^ r3;
 r3 = r3.wrapping_sub(r9);
 r3 = r3 as i32 as u64;
-ctx.cia = (lr as u32) & !3; ctx.gpr[3] = r3; ctx.gpr[9] = r9; ctx.xer_ca = ca; return;
+ctx.cia = (lr as u32) & !3; ctx.gpr[3] = r3; return;
 }
 
 /// 0x000136c0
 #[unsafe(no_mangle)]
 pub fn p_000136c0(ctx: &mut PpuContext, rt: &Rt) {
 let m = rt.view();
-let mut r0 = ctx.gpr[0];
 let mut r3 = ctx.gpr[3];
 let mut r4 = ctx.gpr[4];
 let mut r5 = ctx.gpr[5];
@@ -6443,19 +6337,17 @@ let mut c29 = ctx.cr[29];
 let mut c30 = ctx.cr[30];
 let mut c31 = ctx.cr[31];
 let mut lr = ctx.lr;
-let mut so = ctx.xer_so;
 ctx.cia = 0x136c0;
 if rt.verify_on { rt.verify_enter(ctx, 0x136c0); }
 r9 = r3 | r3;
-r0 = r0 | 0x0u64;
 'l1: loop {
 r8 = u64::from(m.read_u8((r9.wrapping_add(0u64) as u32)));
 'b27: {
 r7 = int::rotl32_dup(r8, 0) & 0xffu64;
 r10 = r8.wrapping_add(0xfffffffffffffff7u64);
-{ let (x, y) = (i64::from(r7 as i32), 32i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (i64::from(r7 as i32), 32i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 r10 = int::rotl32_dup(r10, 0) & 0xffu64;
-{ let (x, y) = (u64::from(r10 as u32), 1u64); c28 = (x < y) as u8; c29 = (x > y) as u8; c30 = (x == y) as u8; c31 = so; }
+{ let (x, y) = (u64::from(r10 as u32), 1u64); c28 = (x < y) as u8; c29 = (x > y) as u8; c30 = (x == y) as u8; c31 = 0u8; }
 if c2 != 0 {
 break 'b27;
 }
@@ -6466,7 +6358,7 @@ break 'b27;
 r10 = r8.wrapping_add(0xffffffffffffffd5u64);
 r11 = 0u64.wrapping_add(0x0u64);
 r10 = r10 & 0xfdu64;
-{ let [a, b, c, d] = nibble_bits(int::cr0(r10, so)); c0 = a; c1 = b; c2 = c; c3 = d; }
+{ let [a, b, c, d] = nibble_bits(int::cr0(r10, 0u8)); c0 = a; c1 = b; c2 = c; c3 = d; }
 if c2 == 0 {
 break 'b6;
 }
@@ -6479,35 +6371,35 @@ break 'b6;
 }
 'b14: {
 'b13: {
-{ let (x, y) = ((r5 as i64), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = ((r5 as i64), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c2 != 0 {
 r8 = int::rotl32_dup(r8, 0) & 0xffu64;
 r5 = 0u64.wrapping_add(0xau64);
-{ let (x, y) = (i64::from(r8 as i32), 48i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (i64::from(r8 as i32), 48i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c2 == 0 {
 break 'b14;
 }
 r10 = u64::from(m.read_u8((r9.wrapping_add(1u64) as u32)));
 r5 = 0u64.wrapping_add(0x8u64);
 r10 = r10 & 0xdfu64;
-{ let [a, b, c, d] = nibble_bits(int::cr0(r10, so)); c0 = a; c1 = b; c2 = c; c3 = d; }
-{ let (x, y) = (i64::from(r10 as i32), 88i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let [a, b, c, d] = nibble_bits(int::cr0(r10, 0u8)); c0 = a; c1 = b; c2 = c; c3 = d; }
+{ let (x, y) = (i64::from(r10 as i32), 88i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c2 == 0 {
 break 'b14;
 }
 break 'b13;
 }
-{ let (x, y) = (i64::from(r5 as i32), 16i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (i64::from(r5 as i32), 16i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c2 != 0 {
 r8 = int::rotl32_dup(r8, 0) & 0xffu64;
-{ let (x, y) = (i64::from(r8 as i32), 48i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (i64::from(r8 as i32), 48i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c2 == 0 {
 break 'b14;
 }
 r10 = u64::from(m.read_u8((r9.wrapping_add(1u64) as u32)));
 r10 = r10 & 0xdfu64;
-{ let [a, b, c, d] = nibble_bits(int::cr0(r10, so)); c0 = a; c1 = b; c2 = c; c3 = d; }
-{ let (x, y) = (i64::from(r10 as i32), 88i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let [a, b, c, d] = nibble_bits(int::cr0(r10, 0u8)); c0 = a; c1 = b; c2 = c; c3 = d; }
+{ let (x, y) = (i64::from(r10 as i32), 88i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c2 == 0 {
 break 'b14;
 }
@@ -6530,9 +6422,9 @@ r7 = r8.wrapping_add(0xffffffffffffff9fu64);
 r6 = int::rotl32_dup(r6, 0) & 0xffu64;
 r7 = int::rotl32_dup(r7, 0) & 0xffu64;
 r10 = int::rotl32_dup(r8, 0) & 0xffu64;
-{ let (x, y) = (u64::from(r6 as u32), 9u64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (u64::from(r6 as u32), 9u64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 r10 = r10.wrapping_add(0xffffffffffffffd0u64);
-{ let (x, y) = (u64::from(r7 as u32), 25u64); c28 = (x < y) as u8; c29 = (x > y) as u8; c30 = (x == y) as u8; c31 = so; }
+{ let (x, y) = (u64::from(r7 as u32), 25u64); c28 = (x < y) as u8; c29 = (x > y) as u8; c30 = (x == y) as u8; c31 = 0u8; }
 if c1 == 0 {
 break 'b21;
 }
@@ -6545,20 +6437,19 @@ break 'b21;
 r7 = int::rotl32_dup(r7, 0) & 0xffu64;
 r8 = int::rotl32_dup(r8, 0) & 0xffu64;
 r10 = 0u64.wrapping_add(0x63u64);
-{ let (x, y) = (u64::from(r7 as u32), 25u64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (u64::from(r7 as u32), 25u64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c1 != 0 {
 break 'b21;
 }
 r10 = r8.wrapping_add(0xffffffffffffffc9u64);
-{ let (x, y) = (i64::from(r10 as i32), i64::from(r5 as i32)); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (i64::from(r10 as i32), i64::from(r5 as i32)); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 r10 = r10 as i32 as u64;
 if c0 != 0 {
 break 'b22;
 }
-r0 = r0 | 0x0u64;
 break 'b23;
 }
-{ let (x, y) = (i64::from(r10 as i32), i64::from(r5 as i32)); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (i64::from(r10 as i32), i64::from(r5 as i32)); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 r10 = r10 as i32 as u64;
 if c0 == 0 {
 break 'b23;
@@ -6571,7 +6462,7 @@ r3 = r10.wrapping_add(r3);
 continue 'l15;
 }
 'b25: {
-{ let (x, y) = ((r4 as i64), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = ((r4 as i64), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c2 != 0 {
 break 'b25;
 }
@@ -6579,14 +6470,14 @@ let ea = (r4.wrapping_add(0u64) as u32) as u64; let v = r9;
 m.write_u64(ea as u32, v);
 break 'b25;
 }
-{ let (x, y) = (i64::from(r11 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (i64::from(r11 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 let target = (lr as u32) & !3;
 if c2 != 0 {
-ctx.cia = target; ctx.gpr[0] = r0; ctx.gpr[3] = r3; ctx.gpr[5] = r5; ctx.gpr[6] = r6; ctx.gpr[7] = r7; ctx.gpr[8] = r8; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.gpr[11] = r11; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; ctx.cr[28] = c28; ctx.cr[29] = c29; ctx.cr[30] = c30; ctx.cr[31] = c31; return;
+ctx.cia = target; ctx.gpr[3] = r3; return;
 }
 let (x, y) = (!r3, 0u64); let (r, c) = int::add_extended(x, y, 1); r3 = r;
 let _ = c;
-ctx.cia = (lr as u32) & !3; ctx.gpr[0] = r0; ctx.gpr[3] = r3; ctx.gpr[5] = r5; ctx.gpr[6] = r6; ctx.gpr[7] = r7; ctx.gpr[8] = r8; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.gpr[11] = r11; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; ctx.cr[28] = c28; ctx.cr[29] = c29; ctx.cr[30] = c30; ctx.cr[31] = c31; return;
+ctx.cia = (lr as u32) & !3; ctx.gpr[3] = r3; return;
 }
 }
 r9 = r9.wrapping_add(0x1u64);
@@ -6615,21 +6506,20 @@ let ea = r1.wrapping_add(0xffffffffffffff90u64); let v = r1;
 m.write_u64(ea as u32, v);
 r1 = ea;
 lr = 0x13830;
-ctx.gpr[0] = r0; ctx.gpr[1] = r1; ctx.gpr[4] = r4; ctx.gpr[5] = r5; ctx.lr = lr; 
+ctx.gpr[1] = r1; ctx.gpr[4] = r4; ctx.gpr[5] = r5; ctx.lr = lr; 
 let sp = ctx.gpr[1]; crate::f000::p_000136c0(ctx, rt); if ctx.cia != 0x13830 || ctx.gpr[1] != sp { return; }
 r3 = ctx.gpr[3]; 
 r1 = r1.wrapping_add(0x70u64);
 r3 = r3 as i32 as u64;
 r0 = m.stack_read_u64((r1.wrapping_add(16u64) as u32));
 lr = r0;
-ctx.cia = (lr as u32) & !3; ctx.gpr[0] = r0; ctx.gpr[1] = r1; ctx.gpr[3] = r3; ctx.lr = lr; return;
+ctx.cia = (lr as u32) & !3; ctx.gpr[1] = r1; ctx.gpr[3] = r3; return;
 }
 
 /// 0x00013848
 #[unsafe(no_mangle)]
 pub fn p_00013848(ctx: &mut PpuContext, rt: &Rt) {
 let m = rt.view();
-let mut r0 = ctx.gpr[0];
 let mut r2 = ctx.gpr[2];
 let mut r3 = ctx.gpr[3];
 let mut r8 = ctx.gpr[8];
@@ -6640,15 +6530,12 @@ let mut c1 = ctx.cr[1];
 let mut c2 = ctx.cr[2];
 let mut c3 = ctx.cr[3];
 let mut lr = ctx.lr;
-let mut so = ctx.xer_so;
 'b3: {
 ctx.cia = 0x13848;
 if rt.verify_on { rt.verify_enter(ctx, 0x13848); }
-r0 = r0 | 0x0u64;
-r0 = r0 | 0x0u64;
 r10 = r2.wrapping_add(0xffffffffffff81b8u64);
 r9 = u64::from(m.read_u32((r2.wrapping_add(18446744073709519300u64) as u32)));
-{ let (x, y) = (i64::from(r9 as i32), 32i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (i64::from(r9 as i32), 32i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c2 != 0 {
 r9 = 0u64.wrapping_add(0xffffffffffffffffu64);
 break 'b3;
@@ -6665,7 +6552,7 @@ m.write_u64(ea as u32, v);
 break 'b3;
 }
 r3 = r9 as i32 as u64;
-ctx.cia = (lr as u32) & !3; ctx.gpr[0] = r0; ctx.gpr[3] = r3; ctx.gpr[8] = r8; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; return;
+ctx.cia = (lr as u32) & !3; ctx.gpr[3] = r3; return;
 }
 
 /// 0x00013890
@@ -6689,11 +6576,9 @@ let mut c3 = ctx.cr[3];
 let mut lr = ctx.lr;
 let mut ctr = ctx.ctr;
 let mut ca = ctx.xer_ca;
-let mut so = ctx.xer_so;
 'b5: {
 ctx.cia = 0x13890;
 if rt.verify_on { rt.verify_enter(ctx, 0x13890); }
-r0 = r0 | 0x0u64;
 r0 = lr;
 let ea = (r1.wrapping_add(18446744073709551584u64) as u32) as u64; let v = r28;
 m.write_u64(ea as u32, v);
@@ -6707,7 +6592,7 @@ m.write_u64(ea as u32, v);
 r9 = u64::from(m.read_u32((r2.wrapping_add(18446744073709519300u64) as u32)));
 let ea = (r1.wrapping_add(18446744073709551608u64) as u32) as u64; let v = r31;
 m.write_u64(ea as u32, v);
-{ let (x, y) = (i64::from(r9 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (i64::from(r9 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 let ea = r1.wrapping_add(0xffffffffffffff70u64); let v = r1;
 m.write_u64(ea as u32, v);
 r1 = ea;
@@ -6716,9 +6601,7 @@ m.write_u64(ea as u32, v);
 if c1 == 0 {
 break 'b5;
 }
-r0 = r0 | 0x0u64;
 r31 = r2.wrapping_add(0xffffffffffff81b8u64);
-r0 = r0 | 0x0u64;
 'l2: loop {
 r9 = r9.wrapping_add(0xffffffffffffffffu64);
 r10 = r9 as i32 as u64;
@@ -6732,12 +6615,12 @@ ctr = r10;
 r2 = m.read_u64((r9.wrapping_add(8u64) as u32));
 let target = (ctr as u32) & !3;
 let taken = true; lr = 0x138f8;
-ctx.gpr[0] = r0; ctx.gpr[1] = r1; ctx.gpr[2] = r2; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.gpr[28] = r28; ctx.gpr[31] = r31; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; ctx.lr = lr; ctx.ctr = ctr; 
+ctx.gpr[1] = r1; ctx.gpr[2] = r2; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.gpr[28] = r28; ctx.gpr[31] = r31; ctx.lr = lr; 
 let sp = ctx.gpr[1]; rt.call(ctx, target); if ctx.cia != 0x138f8 || ctx.gpr[1] != sp { return; }
-r0 = ctx.gpr[0]; lr = ctx.lr; ca = ctx.xer_ca; so = ctx.xer_so; 
+
 r2 = m.stack_read_u64((r1.wrapping_add(40u64) as u32));
 r9 = u64::from(m.read_u32((r31.wrapping_add(12u64) as u32)));
-{ let (x, y) = (i64::from(r9 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (i64::from(r9 as i32), 0i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c1 != 0 {
 continue 'l2;
 }
@@ -6745,11 +6628,9 @@ break 'b5;
 }
 }
 'b12: {
-r0 = r0 | 0x0u64;
 r30 = r2.wrapping_add(0xffffffffffff8020u64);
-r0 = r0 | 0x0u64;
 r9 = r2.wrapping_add(0xffffffffffff8020u64);
-{ let (x, y) = (r30, r9); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = so; }
+{ let (x, y) = (r30, r9); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c1 == 0 {
 break 'b12;
 }
@@ -6759,7 +6640,7 @@ r9 = r10.wrapping_sub(r9);
 r29 = int::rotl64(r9, 61) & 0x1fffffffffffffffu64;
 r31 = r29.wrapping_add(0x1u64);
 r9 = r31 & 0x1u64;
-{ let [a, b, c, d] = nibble_bits(int::cr0(r9, so)); c0 = a; c1 = b; c2 = c; c3 = d; }
+{ let [a, b, c, d] = nibble_bits(int::cr0(r9, 0u8)); c0 = a; c1 = b; c2 = c; c3 = d; }
 if c2 != 0 {
 break 'b9;
 }
@@ -6771,12 +6652,12 @@ ctr = r10;
 r2 = m.read_u64((r9.wrapping_add(8u64) as u32));
 let target = (ctr as u32) & !3;
 let taken = true; lr = 0x1394c;
-ctx.gpr[0] = r0; ctx.gpr[1] = r1; ctx.gpr[2] = r2; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.gpr[28] = r28; ctx.gpr[29] = r29; ctx.gpr[30] = r30; ctx.gpr[31] = r31; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; ctx.lr = lr; ctx.ctr = ctr; 
+ctx.gpr[1] = r1; ctx.gpr[2] = r2; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.gpr[28] = r28; ctx.gpr[29] = r29; ctx.gpr[30] = r30; ctx.gpr[31] = r31; ctx.lr = lr; 
 let sp = ctx.gpr[1]; rt.call(ctx, target); if ctx.cia != 0x1394c || ctx.gpr[1] != sp { return; }
-r0 = ctx.gpr[0]; r9 = ctx.gpr[9]; lr = ctx.lr; ca = ctx.xer_ca; so = ctx.xer_so; 
+
 r2 = m.stack_read_u64((r1.wrapping_add(40u64) as u32));
 r31 = r29 | r29;
-{ let [a, b, c, d] = nibble_bits(int::cr0(r31, so)); c0 = a; c1 = b; c2 = c; c3 = d; }
+{ let [a, b, c, d] = nibble_bits(int::cr0(r31, 0u8)); c0 = a; c1 = b; c2 = c; c3 = d; }
 if c2 != 0 {
 break 'b12;
 }
@@ -6792,9 +6673,9 @@ ctr = r10;
 r2 = m.read_u64((r9.wrapping_add(8u64) as u32));
 let target = (ctr as u32) & !3;
 let taken = true; lr = 0x13978;
-ctx.gpr[0] = r0; ctx.gpr[1] = r1; ctx.gpr[2] = r2; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.gpr[28] = r28; ctx.gpr[29] = r29; ctx.gpr[30] = r30; ctx.gpr[31] = r31; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; ctx.lr = lr; ctx.ctr = ctr; ctx.xer_ca = ca; 
+ctx.gpr[1] = r1; ctx.gpr[2] = r2; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.gpr[28] = r28; ctx.gpr[29] = r29; ctx.gpr[30] = r30; ctx.gpr[31] = r31; ctx.lr = lr; 
 let sp = ctx.gpr[1]; rt.call(ctx, target); if ctx.cia != 0x13978 || ctx.gpr[1] != sp { return; }
-lr = ctx.lr; 
+
 r2 = m.stack_read_u64((r1.wrapping_add(40u64) as u32));
 r9 = m.read_u64((r29.wrapping_add(18446744073709551608u64) as u32));
 r10 = m.read_u64((r9.wrapping_add(0u64) as u32));
@@ -6802,12 +6683,12 @@ ctr = r10;
 r2 = m.read_u64((r9.wrapping_add(8u64) as u32));
 let target = (ctr as u32) & !3;
 let taken = true; lr = 0x13990;
-ctx.gpr[2] = r2; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.lr = lr; ctx.ctr = ctr; 
+ctx.gpr[2] = r2; ctx.gpr[9] = r9; ctx.gpr[10] = r10; ctx.lr = lr; 
 let sp = ctx.gpr[1]; rt.call(ctx, target); if ctx.cia != 0x13990 || ctx.gpr[1] != sp { return; }
-r0 = ctx.gpr[0]; r9 = ctx.gpr[9]; lr = ctx.lr; so = ctx.xer_so; 
+
 r2 = m.stack_read_u64((r1.wrapping_add(40u64) as u32));
 { let (r, c) = int::add_carry(r31, 0xffffffffffffffffu64); r31 = r; ca = c; }
-{ let [a, b, c, d] = nibble_bits(int::cr0(r31, so)); c0 = a; c1 = b; c2 = c; c3 = d; }
+{ let [a, b, c, d] = nibble_bits(int::cr0(r31, 0u8)); c0 = a; c1 = b; c2 = c; c3 = d; }
 if c2 == 0 {
 continue 'l9;
 }
@@ -6816,7 +6697,7 @@ break 'b12;
 }
 r3 = r28 | r28;
 lr = 0x139a4;
-ctx.gpr[0] = r0; ctx.gpr[1] = r1; ctx.gpr[2] = r2; ctx.gpr[3] = r3; ctx.gpr[9] = r9; ctx.gpr[28] = r28; ctx.gpr[30] = r30; ctx.gpr[31] = r31; ctx.cr[0] = c0; ctx.cr[1] = c1; ctx.cr[2] = c2; ctx.cr[3] = c3; ctx.lr = lr; ctx.xer_ca = ca; 
+ctx.gpr[1] = r1; ctx.gpr[2] = r2; ctx.gpr[3] = r3; ctx.gpr[9] = r9; ctx.gpr[28] = r28; ctx.gpr[30] = r30; ctx.gpr[31] = r31; ctx.lr = lr; 
 let sp = ctx.gpr[1]; crate::f000::p_000139f8(ctx, rt); if ctx.cia != 0x139a4 || ctx.gpr[1] != sp { return; }
 
 r2 = m.stack_read_u64((r1.wrapping_add(40u64) as u32));
@@ -6843,7 +6724,7 @@ let ea = r1.wrapping_add(0xffffffffffffff90u64); let v = r1;
 m.write_u64(ea as u32, v);
 r1 = ea;
 lr = 0x139bc;
-ctx.gpr[0] = r0; ctx.gpr[1] = r1; ctx.gpr[3] = r3; ctx.lr = lr; 
+ctx.gpr[1] = r1; ctx.gpr[3] = r3; ctx.lr = lr; 
 let sp = ctx.gpr[1]; crate::f000::p_000139f8(ctx, rt); if ctx.cia != 0x139bc || ctx.gpr[1] != sp { return; }
 
 r2 = m.stack_read_u64((r1.wrapping_add(40u64) as u32));
@@ -6879,13 +6760,13 @@ r2 = u64::from(m.read_u32((r12.wrapping_add(4u64) as u32)));
 ctr = r0;
 let target = (ctr as u32) & !3;
 let taken = true; lr = 0x139e8;
-ctx.gpr[0] = r0; ctx.gpr[2] = r2; ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.gpr[12] = r12; ctx.lr = lr; ctx.ctr = ctr; 
+ctx.gpr[2] = r2; ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.lr = lr; 
 let sp = ctx.gpr[1]; rt.call(ctx, target); if ctx.cia != 0x139e8 || ctx.gpr[1] != sp { return; }
 
 r2 = m.stack_read_u64((r1.wrapping_add(40u64) as u32));
 r0 = m.stack_read_u64((r1.wrapping_add(16u64) as u32));
 lr = r0;
-ctx.cia = (lr as u32) & !3; ctx.gpr[0] = r0; ctx.gpr[2] = r2; ctx.lr = lr; return;
+ctx.cia = (lr as u32) & !3; ctx.gpr[2] = r2; return;
 }
 
 /// 0x000139f8
