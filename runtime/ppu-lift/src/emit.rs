@@ -87,6 +87,13 @@ pub trait Callees {
     fn single_thread(&self) -> bool {
         false
     }
+
+    /// Whether the function at `entry` is small enough to inline into its
+    /// callers (`#[inline]`).
+    fn inline(&self, entry: u32) -> bool {
+        let _ = entry;
+        false
+    }
 }
 
 /// The symbol of the lifted function at `entry`.
@@ -164,6 +171,22 @@ pub fn emit_function(f: &Func, callees: &mut dyn Callees, opts: &EmitOptions) ->
     e.finish()
 }
 
+/// Emits a private copy of `f` named [`copy_symbol`]`(f.entry)`, for a
+/// file whose functions call it from another crate: a small function
+/// inlines into its callers only from a copy in their own crate.
+pub fn emit_copy(f: &Func, callees: &mut dyn Callees, opts: &EmitOptions) -> String {
+    let mut e = FnEmitter::new(f, callees, opts);
+    e.copy = true;
+    e.dataflow();
+    e.body();
+    e.finish()
+}
+
+/// The symbol of a file's private copy of the lifted function at `entry`.
+pub fn copy_symbol(entry: u32) -> String {
+    format!("c_{entry:08x}")
+}
+
 /// What trusting the ABI at calls needs to know about one function, from
 /// its own code (see `EmitOptions::abi_trust` and [`Callees`]).
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
@@ -204,16 +227,12 @@ pub fn abi_profile(f: &Func, opts: &EmitOptions) -> AbiProfile {
             _ => false,
         };
         match &b.term {
-            Term::Call { target, next, .. } | Term::CondCall { target, next, .. } => {
-                if after(next) {
-                    p.reads_dead_after.push(Some(*target));
-                }
+            Term::Call { target, next, .. } | Term::CondCall { target, next, .. }
+                if after(next) =>
+            {
+                p.reads_dead_after.push(Some(*target));
             }
-            Term::IndirectCall { next, .. } => {
-                if after(next) {
-                    p.reads_dead_after.push(None);
-                }
-            }
+            Term::IndirectCall { next, .. } if after(next) => p.reads_dead_after.push(None),
             Term::Fall(Edge::TailCall(t)) | Term::Jump(Edge::TailCall(t)) => p.tail_calls.push(*t),
             Term::Cond { taken, fall, .. } => {
                 for e in [taken, fall] {
@@ -254,6 +273,8 @@ struct FnEmitter<'a> {
     /// may have been written since the entry or the last call (the others
     /// hold nothing the ABI gives meaning, and read as 0).
     cr_reached: Option<BTreeMap<(u32, usize), BTreeSet<usize>>>,
+    /// Emitting a private copy ([`emit_copy`]).
+    copy: bool,
 }
 
 /// The point of a block's terminator.
@@ -304,6 +325,7 @@ impl<'a> FnEmitter<'a> {
             point: (0, 0),
             trace: None,
             cr_reached: None,
+            copy: false,
         }
     }
 }
@@ -1235,12 +1257,24 @@ impl FnEmitter<'_> {
                 imp.library, imp.fnid
             );
         }
-        let _ = writeln!(s, "#[unsafe(no_mangle)]");
-        let _ = writeln!(
-            s,
-            "pub fn {}(ctx: &mut PpuContext, rt: &Rt) {{",
-            symbol(f.entry)
-        );
+        if self.copy {
+            let _ = writeln!(s, "#[inline]");
+            let _ = writeln!(
+                s,
+                "fn {}(ctx: &mut PpuContext, rt: &Rt) {{",
+                copy_symbol(f.entry)
+            );
+        } else {
+            if self.callees.inline(f.entry) {
+                let _ = writeln!(s, "#[inline]");
+            }
+            let _ = writeln!(s, "#[unsafe(no_mangle)]");
+            let _ = writeln!(
+                s,
+                "pub fn {}(ctx: &mut PpuContext, rt: &Rt) {{",
+                symbol(f.entry)
+            );
+        }
         if self.callees.single_thread() {
             s.push_str("let m = rt.view().single_threaded();\n");
         } else {

@@ -11,7 +11,9 @@ use std::path::{Path, PathBuf};
 use ppu_elf::{Abi, Image};
 
 use crate::analysis::Analysis;
-use crate::emit::{AbiProfile, Callees, EmitOptions, abi_profile, emit_function, symbol};
+use crate::emit::{
+    AbiProfile, Callees, EmitOptions, abi_profile, copy_symbol, emit_copy, emit_function, symbol,
+};
 
 /// How the output is split and where its dependencies are.
 #[derive(Debug, Clone)]
@@ -69,8 +71,15 @@ struct FileCallees<'a> {
     place: &'a Placement,
     krate: usize,
     externs: &'a mut BTreeSet<u32>,
+    /// Small functions of other crates this file calls through a private
+    /// copy.
+    copies: &'a mut BTreeSet<u32>,
     abi: &'a AbiSets,
 }
+
+/// Most guest instructions of a function that inlines into its callers
+/// (in other crates, through a private copy in the caller's file).
+const INLINE_MAX_INSNS: usize = 32;
 
 /// What the emitter knows about the whole program: where its functions
 /// leave the ABI (see [`abi_sets`]), XER\[SO\], threads.
@@ -85,6 +94,8 @@ struct AbiSets {
     so_never_set: bool,
     /// The program has one guest thread (a Linux executable).
     single_thread: bool,
+    /// Functions small enough to inline into their callers.
+    small: BTreeSet<u32>,
 }
 
 /// The ABI sets of `funcs` (empty without ABI trust). A caller that reads
@@ -140,6 +151,9 @@ impl Callees for FileCallees<'_> {
         let &(c, f) = self.place.at.get(&entry)?;
         if c == self.krate {
             Some(format!("crate::f{f:03}::{}(ctx, rt)", symbol(entry)))
+        } else if self.abi.small.contains(&entry) {
+            self.copies.insert(entry);
+            Some(format!("{}(ctx, rt)", copy_symbol(entry)))
         } else {
             self.externs.insert(entry);
             // SAFETY (in the generated code, see the extern block's comment).
@@ -161,6 +175,10 @@ impl Callees for FileCallees<'_> {
 
     fn single_thread(&self) -> bool {
         self.abi.single_thread
+    }
+
+    fn inline(&self, entry: u32) -> bool {
+        self.abi.small.contains(&entry)
     }
 }
 
@@ -207,6 +225,11 @@ pub fn generate(
     let mut abi = abi_sets(&funcs, emit);
     abi.so_never_set = !crate::analysis::may_set_summary_overflow(image);
     abi.single_thread = image.abi == Abi::Linux;
+    abi.small = funcs
+        .iter()
+        .filter(|f| f.len() <= INLINE_MAX_INSNS)
+        .map(|f| f.entry)
+        .collect();
 
     // Split: files of about insns_per_file, crates of about insns_per_crate.
     let mut place = Placement {
@@ -256,6 +279,7 @@ pub fn generate(
     for (g, entries) in files.iter().enumerate() {
         let c = file_crate[g];
         let mut externs = BTreeSet::new();
+        let mut copies = BTreeSet::new();
         let mut body = String::new();
         for &e in entries {
             let f = &analysis.funcs[&e];
@@ -263,12 +287,27 @@ pub fn generate(
                 place: &place,
                 krate: c,
                 externs: &mut externs,
+                copies: &mut copies,
                 abi: &abi,
             };
             body.push_str(&emit_function(f, &mut callees, emit));
             body.push('\n');
             out.instructions += f.len();
             done += 1;
+        }
+        // The private copies, and the copies they call in turn.
+        let mut copied = BTreeSet::new();
+        while let Some(&e) = copies.iter().find(|e| !copied.contains(*e)) {
+            copied.insert(e);
+            let mut callees = FileCallees {
+                place: &place,
+                krate: c,
+                externs: &mut externs,
+                copies: &mut copies,
+                abi: &abi,
+            };
+            body.push_str(&emit_copy(&analysis.funcs[&e], &mut callees, emit));
+            body.push('\n');
         }
         progress(done, funcs.len());
         let mut src = String::new();

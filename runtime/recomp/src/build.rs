@@ -254,6 +254,19 @@ pub fn target_cpu() -> String {
     }
 }
 
+/// The flags lifted code (and the runtime it links) is built with: the
+/// target CPU, and `--cfg cellport_fast_helpers`, which fixes the FPU and
+/// VMX helpers to their fast forms at compile time (no switch tested at
+/// every operation) unless `RECOMP_HELPER_SWITCH=1` keeps `CELLPORT_FPU` /
+/// `CELLPORT_VMX` choosing at run time (`reference`, `both`).
+pub fn rustflags() -> Vec<String> {
+    let mut f = vec![format!("-Ctarget-cpu={}", target_cpu())];
+    if std::env::var_os("RECOMP_HELPER_SWITCH").is_none_or(|v| v != "1") {
+        f.extend(["--cfg".into(), "cellport_fast_helpers".into()]);
+    }
+    f
+}
+
 fn cargo_build(opts: &BuildOptions, pkg: &str, crates: usize) -> Result<()> {
     let mut cmd = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
     cmd.arg("build")
@@ -265,10 +278,7 @@ fn cargo_build(opts: &BuildOptions, pkg: &str, crates: usize) -> Result<()> {
     }
     cmd.env("CARGO_TARGET_DIR", &opts.build_dir)
         .env_remove("RUSTFLAGS")
-        .env(
-            "CARGO_ENCODED_RUSTFLAGS",
-            format!("-Ctarget-cpu={}", target_cpu()),
-        )
+        .env("CARGO_ENCODED_RUSTFLAGS", rustflags().join("\x1f"))
         .stderr(Stdio::piped())
         .stdout(Stdio::null());
     say!(opts, "recomp: building for -C target-cpu={}", target_cpu());

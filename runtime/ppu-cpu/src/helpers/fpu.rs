@@ -820,6 +820,11 @@ pub fn set_impl(i: Impl) {
 /// `reference`/`soft`, or `both`, unless [`set_impl`] chose.
 #[inline(always)]
 pub fn current_impl() -> Impl {
+    // Lifted code is built with this cfg (see `recomp`'s build): the fast
+    // forms, with no switch to test at every operation.
+    if cfg!(cellport_fast_helpers) {
+        return Impl::Fast;
+    }
     match IMPL.load(std::sync::atomic::Ordering::Relaxed) {
         1 => Impl::Fast,
         2 => Impl::Reference,

@@ -1896,6 +1896,7 @@ ctx.cia = (lr as u32) & !3; ctx.gpr[1] = r1; ctx.gpr[3] = r3; ctx.gpr[16] = r16;
 }
 
 /// 0x000113e0
+#[inline]
 #[unsafe(no_mangle)]
 pub fn p_000113e0(ctx: &mut PpuContext, rt: &Rt) {
 let m = rt.view();
@@ -2168,6 +2169,7 @@ ctx.cia = (lr as u32) & !3; ctx.gpr[3] = r3; ctx.gpr[4] = r4; ctx.gpr[30] = r30;
 }
 
 /// 0x000115b0
+#[inline]
 #[unsafe(no_mangle)]
 pub fn p_000115b0(ctx: &mut PpuContext, rt: &Rt) {
 let m = rt.view();
@@ -2193,6 +2195,7 @@ ctx.cia = (lr as u32) & !3; return;
 }
 
 /// 0x000115c8
+#[inline]
 #[unsafe(no_mangle)]
 pub fn p_000115c8(ctx: &mut PpuContext, rt: &Rt) {
 let m = rt.view();
@@ -2223,6 +2226,7 @@ ctx.cia = (lr as u32) & !3; return;
 }
 
 /// 0x000115f0
+#[inline]
 #[unsafe(no_mangle)]
 pub fn p_000115f0(ctx: &mut PpuContext, rt: &Rt) {
 let m = rt.view();
@@ -3335,6 +3339,7 @@ ctx.cia = (lr as u32) & !3; ctx.gpr[3] = r3; return;
 }
 
 /// 0x00011e58
+#[inline]
 #[unsafe(no_mangle)]
 pub fn p_00011e58(ctx: &mut PpuContext, rt: &Rt) {
 let m = rt.view();
@@ -3369,6 +3374,7 @@ ctx.cia = (lr as u32) & !3; ctx.gpr[3] = r3; return;
 }
 
 /// 0x00011e88
+#[inline]
 #[unsafe(no_mangle)]
 pub fn p_00011e88(ctx: &mut PpuContext, rt: &Rt) {
 let m = rt.view();
@@ -3418,6 +3424,7 @@ ctx.cia = (lr as u32) & !3; ctx.gpr[3] = r3; ctx.gpr[4] = r4; return;
 }
 
 /// 0x00011ee0
+#[inline]
 #[unsafe(no_mangle)]
 pub fn p_00011ee0(ctx: &mut PpuContext, rt: &Rt) {
 let m = rt.view();
@@ -3476,6 +3483,7 @@ ctx.cia = (lr as u32) & !3; ctx.gpr[3] = r3; ctx.gpr[4] = r4; return;
 }
 
 /// 0x00011f30
+#[inline]
 #[unsafe(no_mangle)]
 pub fn p_00011f30(ctx: &mut PpuContext, rt: &Rt) {
 let m = rt.view();
@@ -3668,6 +3676,7 @@ ctx.cia = (lr as u32) & !3; return;
 }
 
 /// 0x00012068
+#[inline]
 #[unsafe(no_mangle)]
 pub fn p_00012068(ctx: &mut PpuContext, rt: &Rt) {
 let m = rt.view();
@@ -3709,6 +3718,7 @@ ctx.cia = (lr as u32) & !3; ctx.gpr[3] = r3; ctx.gpr[4] = r4; return;
 }
 
 /// 0x000120a0
+#[inline]
 #[unsafe(no_mangle)]
 pub fn p_000120a0(ctx: &mut PpuContext, rt: &Rt) {
 let m = rt.view();
@@ -5558,6 +5568,7 @@ ctx.cia = (lr as u32) & !3; ctx.gpr[1] = r1; ctx.gpr[3] = r3; ctx.gpr[4] = r4; c
 }
 
 /// 0x00013100
+#[inline]
 #[unsafe(no_mangle)]
 pub fn p_00013100(ctx: &mut PpuContext, rt: &Rt) {
 let m = rt.view();
@@ -5719,6 +5730,7 @@ ctx.cia = (lr as u32) & !3; ctx.gpr[1] = r1; ctx.gpr[3] = r3; ctx.gpr[30] = r30;
 }
 
 /// 0x00013238
+#[inline]
 #[unsafe(no_mangle)]
 pub fn p_00013238(ctx: &mut PpuContext, rt: &Rt) {
 let m = rt.view();
@@ -5766,6 +5778,7 @@ ctx.cia = (lr as u32) & !3; ctx.gpr[1] = r1; ctx.gpr[3] = r3; ctx.gpr[31] = r31;
 }
 
 /// 0x00013288
+#[inline]
 #[unsafe(no_mangle)]
 pub fn p_00013288(ctx: &mut PpuContext, rt: &Rt) {
 let m = rt.view();
@@ -5992,6 +6005,7 @@ continue 'l3;
 }
 
 /// 0x00013458
+#[inline]
 #[unsafe(no_mangle)]
 pub fn p_00013458(ctx: &mut PpuContext, rt: &Rt) {
 let m = rt.view();
@@ -6243,6 +6257,7 @@ ctx.cia = (lr as u32) & !3; ctx.gpr[1] = r1; ctx.gpr[3] = r3; ctx.gpr[30] = r30;
 }
 
 /// 0x00013650
+#[inline]
 #[unsafe(no_mangle)]
 pub fn p_00013650(ctx: &mut PpuContext, rt: &Rt) {
 let m = rt.view();
@@ -6299,6 +6314,7 @@ ctx.cia = (lr as u32) & !3; ctx.gpr[1] = r1; ctx.gpr[3] = r3; ctx.gpr[31] = r31;
 }
 
 /// 0x000136a8
+#[inline]
 #[unsafe(no_mangle)]
 pub fn p_000136a8(ctx: &mut PpuContext, rt: &Rt) {
 let m = rt.view();
@@ -6486,6 +6502,7 @@ continue 'l1;
 }
 
 /// 0x00013818
+#[inline]
 #[unsafe(no_mangle)]
 pub fn p_00013818(ctx: &mut PpuContext, rt: &Rt) {
 let m = rt.view();
@@ -6517,6 +6534,7 @@ ctx.cia = (lr as u32) & !3; ctx.gpr[1] = r1; ctx.gpr[3] = r3; return;
 }
 
 /// 0x00013848
+#[inline]
 #[unsafe(no_mangle)]
 pub fn p_00013848(ctx: &mut PpuContext, rt: &Rt) {
 let m = rt.view();
@@ -6706,6 +6724,7 @@ crate::f000::p_000139a8(ctx, rt); return;
 }
 
 /// 0x000139a8
+#[inline]
 #[unsafe(no_mangle)]
 pub fn p_000139a8(ctx: &mut PpuContext, rt: &Rt) {
 let m = rt.view();
@@ -6733,6 +6752,7 @@ crate::f000::p_000139c0(ctx, rt); return;
 }
 
 /// 0x000139c0
+#[inline]
 #[unsafe(no_mangle)]
 pub fn p_000139c0(ctx: &mut PpuContext, rt: &Rt) {
 let m = rt.view();
@@ -6771,6 +6791,7 @@ ctx.cia = (lr as u32) & !3; ctx.gpr[2] = r2; return;
 
 /// 0x000139f8
 /// Import stub: sysPrxForUser FNID 0xe6f2c1e7
+#[inline]
 #[unsafe(no_mangle)]
 pub fn p_000139f8(ctx: &mut PpuContext, rt: &Rt) {
 let m = rt.view();
@@ -6794,6 +6815,7 @@ ctx.cia = (ctr as u32) & !3; ctx.gpr[0] = r0; ctx.gpr[2] = r2; ctx.gpr[12] = r12
 }
 
 /// 0x00013a18
+#[inline]
 #[unsafe(no_mangle)]
 pub fn p_00013a18(ctx: &mut PpuContext, rt: &Rt) {
 let m = rt.view();
@@ -6817,6 +6839,7 @@ ctx.cia = (ctr as u32) & !3; ctx.gpr[0] = r0; ctx.gpr[2] = r2; ctx.gpr[12] = r12
 }
 
 /// 0x00013a38
+#[inline]
 #[unsafe(no_mangle)]
 pub fn p_00013a38(ctx: &mut PpuContext, rt: &Rt) {
 let m = rt.view();
@@ -6840,6 +6863,7 @@ ctx.cia = (ctr as u32) & !3; ctx.gpr[0] = r0; ctx.gpr[2] = r2; ctx.gpr[12] = r12
 }
 
 /// 0x00013a58
+#[inline]
 #[unsafe(no_mangle)]
 pub fn p_00013a58(ctx: &mut PpuContext, rt: &Rt) {
 let m = rt.view();
@@ -6863,6 +6887,7 @@ ctx.cia = (ctr as u32) & !3; ctx.gpr[0] = r0; ctx.gpr[2] = r2; ctx.gpr[12] = r12
 }
 
 /// 0x00013a78
+#[inline]
 #[unsafe(no_mangle)]
 pub fn p_00013a78(ctx: &mut PpuContext, rt: &Rt) {
 let m = rt.view();
@@ -6886,6 +6911,7 @@ ctx.cia = (ctr as u32) & !3; ctx.gpr[0] = r0; ctx.gpr[2] = r2; ctx.gpr[12] = r12
 }
 
 /// 0x00013a98
+#[inline]
 #[unsafe(no_mangle)]
 pub fn p_00013a98(ctx: &mut PpuContext, rt: &Rt) {
 let m = rt.view();
@@ -6909,6 +6935,7 @@ ctx.cia = (ctr as u32) & !3; ctx.gpr[0] = r0; ctx.gpr[2] = r2; ctx.gpr[12] = r12
 }
 
 /// 0x00013ab8
+#[inline]
 #[unsafe(no_mangle)]
 pub fn p_00013ab8(ctx: &mut PpuContext, rt: &Rt) {
 let m = rt.view();
@@ -6932,6 +6959,7 @@ ctx.cia = (ctr as u32) & !3; ctx.gpr[0] = r0; ctx.gpr[2] = r2; ctx.gpr[12] = r12
 }
 
 /// 0x00013ad8
+#[inline]
 #[unsafe(no_mangle)]
 pub fn p_00013ad8(ctx: &mut PpuContext, rt: &Rt) {
 let m = rt.view();
@@ -6955,6 +6983,7 @@ ctx.cia = (ctr as u32) & !3; ctx.gpr[0] = r0; ctx.gpr[2] = r2; ctx.gpr[12] = r12
 }
 
 /// 0x00013af8
+#[inline]
 #[unsafe(no_mangle)]
 pub fn p_00013af8(ctx: &mut PpuContext, rt: &Rt) {
 let m = rt.view();
@@ -6978,6 +7007,7 @@ ctx.cia = (ctr as u32) & !3; ctx.gpr[0] = r0; ctx.gpr[2] = r2; ctx.gpr[12] = r12
 }
 
 /// 0x00013b18
+#[inline]
 #[unsafe(no_mangle)]
 pub fn p_00013b18(ctx: &mut PpuContext, rt: &Rt) {
 let m = rt.view();
@@ -7001,6 +7031,7 @@ ctx.cia = (ctr as u32) & !3; ctx.gpr[0] = r0; ctx.gpr[2] = r2; ctx.gpr[12] = r12
 }
 
 /// 0x00013b38
+#[inline]
 #[unsafe(no_mangle)]
 pub fn p_00013b38(ctx: &mut PpuContext, rt: &Rt) {
 let m = rt.view();
@@ -7024,6 +7055,7 @@ ctx.cia = (ctr as u32) & !3; ctx.gpr[0] = r0; ctx.gpr[2] = r2; ctx.gpr[12] = r12
 }
 
 /// 0x00013b58
+#[inline]
 #[unsafe(no_mangle)]
 pub fn p_00013b58(ctx: &mut PpuContext, rt: &Rt) {
 let m = rt.view();
@@ -7047,6 +7079,7 @@ ctx.cia = (ctr as u32) & !3; ctx.gpr[0] = r0; ctx.gpr[2] = r2; ctx.gpr[12] = r12
 }
 
 /// 0x00013b78
+#[inline]
 #[unsafe(no_mangle)]
 pub fn p_00013b78(ctx: &mut PpuContext, rt: &Rt) {
 let m = rt.view();
@@ -7070,6 +7103,7 @@ ctx.cia = (ctr as u32) & !3; ctx.gpr[0] = r0; ctx.gpr[2] = r2; ctx.gpr[12] = r12
 }
 
 /// 0x00013b98
+#[inline]
 #[unsafe(no_mangle)]
 pub fn p_00013b98(ctx: &mut PpuContext, rt: &Rt) {
 let m = rt.view();
@@ -7093,6 +7127,7 @@ ctx.cia = (ctr as u32) & !3; ctx.gpr[0] = r0; ctx.gpr[2] = r2; ctx.gpr[12] = r12
 }
 
 /// 0x00013bb8
+#[inline]
 #[unsafe(no_mangle)]
 pub fn p_00013bb8(ctx: &mut PpuContext, rt: &Rt) {
 let m = rt.view();
@@ -7116,6 +7151,7 @@ ctx.cia = (ctr as u32) & !3; ctx.gpr[0] = r0; ctx.gpr[2] = r2; ctx.gpr[12] = r12
 }
 
 /// 0x00013bd8
+#[inline]
 #[unsafe(no_mangle)]
 pub fn p_00013bd8(ctx: &mut PpuContext, rt: &Rt) {
 let m = rt.view();
@@ -7139,6 +7175,7 @@ ctx.cia = (ctr as u32) & !3; ctx.gpr[0] = r0; ctx.gpr[2] = r2; ctx.gpr[12] = r12
 }
 
 /// 0x00013bf8
+#[inline]
 #[unsafe(no_mangle)]
 pub fn p_00013bf8(ctx: &mut PpuContext, rt: &Rt) {
 let m = rt.view();
@@ -7162,6 +7199,7 @@ ctx.cia = (ctr as u32) & !3; ctx.gpr[0] = r0; ctx.gpr[2] = r2; ctx.gpr[12] = r12
 }
 
 /// 0x00013c18
+#[inline]
 #[unsafe(no_mangle)]
 pub fn p_00013c18(ctx: &mut PpuContext, rt: &Rt) {
 let m = rt.view();
@@ -7185,6 +7223,7 @@ ctx.cia = (ctr as u32) & !3; ctx.gpr[0] = r0; ctx.gpr[2] = r2; ctx.gpr[12] = r12
 }
 
 /// 0x00013c38
+#[inline]
 #[unsafe(no_mangle)]
 pub fn p_00013c38(ctx: &mut PpuContext, rt: &Rt) {
 let m = rt.view();
@@ -7208,6 +7247,7 @@ ctx.cia = (ctr as u32) & !3; ctx.gpr[0] = r0; ctx.gpr[2] = r2; ctx.gpr[12] = r12
 }
 
 /// 0x00013c58
+#[inline]
 #[unsafe(no_mangle)]
 pub fn p_00013c58(ctx: &mut PpuContext, rt: &Rt) {
 let m = rt.view();
@@ -7231,6 +7271,7 @@ ctx.cia = (ctr as u32) & !3; ctx.gpr[0] = r0; ctx.gpr[2] = r2; ctx.gpr[12] = r12
 }
 
 /// 0x00013c78
+#[inline]
 #[unsafe(no_mangle)]
 pub fn p_00013c78(ctx: &mut PpuContext, rt: &Rt) {
 let m = rt.view();
@@ -7254,6 +7295,7 @@ ctx.cia = (ctr as u32) & !3; ctx.gpr[0] = r0; ctx.gpr[2] = r2; ctx.gpr[12] = r12
 }
 
 /// 0x00013c98
+#[inline]
 #[unsafe(no_mangle)]
 pub fn p_00013c98(ctx: &mut PpuContext, rt: &Rt) {
 let m = rt.view();
@@ -7277,6 +7319,7 @@ ctx.cia = (ctr as u32) & !3; ctx.gpr[0] = r0; ctx.gpr[2] = r2; ctx.gpr[12] = r12
 }
 
 /// 0x00013cb8
+#[inline]
 #[unsafe(no_mangle)]
 pub fn p_00013cb8(ctx: &mut PpuContext, rt: &Rt) {
 let m = rt.view();
@@ -7300,6 +7343,7 @@ ctx.cia = (ctr as u32) & !3; ctx.gpr[0] = r0; ctx.gpr[2] = r2; ctx.gpr[12] = r12
 }
 
 /// 0x00013cd8
+#[inline]
 #[unsafe(no_mangle)]
 pub fn p_00013cd8(ctx: &mut PpuContext, rt: &Rt) {
 let m = rt.view();
@@ -7323,6 +7367,7 @@ ctx.cia = (ctr as u32) & !3; ctx.gpr[0] = r0; ctx.gpr[2] = r2; ctx.gpr[12] = r12
 }
 
 /// 0x00013cf8
+#[inline]
 #[unsafe(no_mangle)]
 pub fn p_00013cf8(ctx: &mut PpuContext, rt: &Rt) {
 let m = rt.view();
@@ -7346,6 +7391,7 @@ ctx.cia = (ctr as u32) & !3; ctx.gpr[0] = r0; ctx.gpr[2] = r2; ctx.gpr[12] = r12
 }
 
 /// 0x00013d18
+#[inline]
 #[unsafe(no_mangle)]
 pub fn p_00013d18(ctx: &mut PpuContext, rt: &Rt) {
 let m = rt.view();
@@ -7369,6 +7415,7 @@ ctx.cia = (ctr as u32) & !3; ctx.gpr[0] = r0; ctx.gpr[2] = r2; ctx.gpr[12] = r12
 }
 
 /// 0x00013d38
+#[inline]
 #[unsafe(no_mangle)]
 pub fn p_00013d38(ctx: &mut PpuContext, rt: &Rt) {
 let m = rt.view();
