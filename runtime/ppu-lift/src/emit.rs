@@ -38,6 +38,10 @@ pub struct EmitOptions {
     /// the same block overwrites uses `fpu::status_dead` (the host result
     /// alone in the common case); `--exact-fp-status` turns it off.
     pub fp_status_elision: bool,
+    /// Small functions inline into their callers (`#[inline]`, and a
+    /// private copy in each other crate that calls them); `--no-inline`
+    /// turns it off.
+    pub inline_small: bool,
 }
 
 impl Default for EmitOptions {
@@ -48,6 +52,7 @@ impl Default for EmitOptions {
             verify_hooks: true,
             abi_trust: true,
             fp_status_elision: true,
+            inline_small: true,
         }
     }
 }
@@ -275,6 +280,8 @@ struct FnEmitter<'a> {
     cr_reached: Option<BTreeMap<(u32, usize), BTreeSet<usize>>>,
     /// Emitting a private copy ([`emit_copy`]).
     copy: bool,
+    /// Dispatch shortcuts being followed (see `dispatch_shortcut`).
+    shortcuts: usize,
 }
 
 /// The point of a block's terminator.
@@ -303,6 +310,11 @@ struct Flow {
     reload: BTreeMap<(u32, usize), BTreeSet<Reg>>,
 }
 
+/// Most instructions of a dispatch entry's block run at the branch to it.
+const SHORTCUT_MAX_INSNS: usize = 4;
+/// Most dispatch shortcuts followed one after another.
+const MAX_SHORTCUTS: usize = 2;
+
 /// How deep blocks nest inline before one becomes a match arm of its own.
 const MAX_INLINE_DEPTH: usize = 24;
 
@@ -326,6 +338,7 @@ impl<'a> FnEmitter<'a> {
             trace: None,
             cr_reached: None,
             copy: false,
+            shortcuts: 0,
         }
     }
 }
@@ -1224,9 +1237,51 @@ impl FnEmitter<'_> {
     /// of its entries.
     fn branch_sel(&mut self, to: usize, sel: Option<u32>) {
         if let Some(k) = sel {
+            if let Some((b, next)) = self.dispatch_shortcut(to, k) {
+                // The entry's block is a few instructions that go on to
+                // another entry of the same dispatch: run them here and
+                // select that entry, one pass through the dispatch
+                // instead of two.
+                let saved = self.point;
+                let insns = self.f.blocks[&b].insns.clone();
+                for (i, insn) in insns.into_iter().enumerate() {
+                    self.point = (b, i);
+                    self.insn(insn);
+                }
+                self.point = saved;
+                self.shortcuts += 1;
+                self.branch_sel(to, Some(next));
+                self.shortcuts -= 1;
+                return;
+            }
             self.line(&format!("ent = {k};"));
         }
         self.branch(to);
+    }
+
+    /// For a branch to entry `k` of dispatch node `to`: the entry's block
+    /// and the entry it goes on to, when that block is a few plain
+    /// instructions ending in a jump to another entry of the same dispatch.
+    fn dispatch_shortcut(&self, to: usize, k: u32) -> Option<(u32, u32)> {
+        let cfg = self.cfg.as_ref()?;
+        if self.opts.block_pcs || self.shortcuts >= MAX_SHORTCUTS {
+            return None;
+        }
+        let node = cfg.succ.get(to)?.get(k as usize)?.1;
+        let Node::Block(b) = cfg.order[node] else {
+            return None;
+        };
+        let block = &self.f.blocks[&b];
+        if b == self.f.entry || block.insns.len() > SHORTCUT_MAX_INSNS {
+            return None;
+        }
+        let (Term::Fall(Edge::Block(n)) | Term::Jump(Edge::Block(n))) = block.term else {
+            return None;
+        };
+        match cfg.target(node, n) {
+            (t, Some(next)) if t == to && next != k => Some((b, next)),
+            _ => None,
+        }
     }
 
     /// A branch from the current node to node `to`.

@@ -227,7 +227,7 @@ pub fn generate(
     abi.single_thread = image.abi == Abi::Linux;
     abi.small = funcs
         .iter()
-        .filter(|f| f.len() <= INLINE_MAX_INSNS)
+        .filter(|f| emit.inline_small && f.len() <= INLINE_MAX_INSNS)
         .map(|f| f.entry)
         .collect();
 
@@ -281,15 +281,15 @@ pub fn generate(
         let mut externs = BTreeSet::new();
         let mut copies = BTreeSet::new();
         let mut body = String::new();
+        let mut callees = FileCallees {
+            place: &place,
+            krate: c,
+            externs: &mut externs,
+            copies: &mut copies,
+            abi: &abi,
+        };
         for &e in entries {
             let f = &analysis.funcs[&e];
-            let mut callees = FileCallees {
-                place: &place,
-                krate: c,
-                externs: &mut externs,
-                copies: &mut copies,
-                abi: &abi,
-            };
             body.push_str(&emit_function(f, &mut callees, emit));
             body.push('\n');
             out.instructions += f.len();
@@ -297,15 +297,8 @@ pub fn generate(
         }
         // The private copies, and the copies they call in turn.
         let mut copied = BTreeSet::new();
-        while let Some(&e) = copies.iter().find(|e| !copied.contains(*e)) {
+        while let Some(&e) = callees.copies.iter().find(|e| !copied.contains(*e)) {
             copied.insert(e);
-            let mut callees = FileCallees {
-                place: &place,
-                krate: c,
-                externs: &mut externs,
-                copies: &mut copies,
-                abi: &abi,
-            };
             body.push_str(&emit_copy(&analysis.funcs[&e], &mut callees, emit));
             body.push('\n');
         }

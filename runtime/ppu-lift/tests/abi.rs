@@ -5,9 +5,11 @@
 //! (XER\[SO\] never set, one thread) shape the code; `--no-abi-trust` is
 //! the reference that writes back everything.
 
-use ppu_elf::{Abi, Image, PF_R, PF_X, PT_LOAD, Segment};
+mod common;
+
+use common::{BASE, image};
 use ppu_lift::analysis;
-use ppu_lift::emit::{Callees, EmitOptions, emit_function};
+use ppu_lift::emit::{Callees, EmitOptions, emit_copy, emit_function};
 
 /// Callees with settable answers.
 #[derive(Default)]
@@ -16,6 +18,7 @@ struct Facts {
     exact_return: Vec<u32>,
     so_never_set: bool,
     single_thread: bool,
+    small: Vec<u32>,
 }
 
 impl Callees for Facts {
@@ -34,9 +37,11 @@ impl Callees for Facts {
     fn single_thread(&self) -> bool {
         self.single_thread
     }
+    fn inline(&self, entry: u32) -> bool {
+        self.small.contains(&entry)
+    }
 }
 
-const BASE: u32 = 0x10000;
 const BLR: u32 = 0x4E80_0020;
 const LI_R0: u32 = 0x3800_0001; // li r0,1
 const LI_R3: u32 = 0x3860_0003; // li r3,3
@@ -49,31 +54,9 @@ const MFLR_R0: u32 = 0x7C08_02A6; // mflr r0
 const MTLR_R0: u32 = 0x7C08_03A6; // mtlr r0
 const ADDO: u32 = 0x7C64_2E14; // addo r3,r4,r5
 
-fn image(words: &[u32], abi: Abi) -> Image {
-    let data: Vec<u8> = words.iter().flat_map(|w| w.to_be_bytes()).collect();
-    Image {
-        abi,
-        entry: 0,
-        segments: vec![Segment {
-            kind: PT_LOAD,
-            flags: PF_R | PF_X,
-            offset: 0,
-            vaddr: BASE,
-            filesz: data.len() as u32,
-            memsz: data.len() as u32,
-            header_offset: 0,
-        }],
-        data,
-        sections: Vec::new(),
-        symbols: Vec::new(),
-        phoff: 0,
-        phnum: 0,
-    }
-}
-
 /// The Rust the emitter writes for a function made of `words`.
 fn lift(words: &[u32], opts: &EmitOptions, facts: &mut Facts) -> String {
-    let img = image(words, Abi::Linux);
+    let img = image(words);
     let (f, _) = analysis::function(&img, BASE, 0, &analysis::Options::default());
     emit_function(&f, facts, opts)
 }
@@ -193,14 +176,10 @@ fn mfcr_reads_unwritten_volatile_cr_bits_as_zero() {
 
 #[test]
 fn summary_overflow_is_constant_where_nothing_sets_it() {
-    assert!(!analysis::may_set_summary_overflow(&image(
-        &[CMPWI_CR0, BLR],
-        Abi::Linux
-    )));
-    assert!(analysis::may_set_summary_overflow(&image(
-        &[ADDO, BLR],
-        Abi::Linux
-    )));
+    assert!(!analysis::may_set_summary_overflow(&image(&[
+        CMPWI_CR0, BLR
+    ])));
+    assert!(analysis::may_set_summary_overflow(&image(&[ADDO, BLR])));
     let mut facts = Facts {
         so_never_set: true,
         ..Facts::default()
@@ -220,4 +199,27 @@ fn single_threaded_programs_use_the_single_threaded_view() {
     };
     assert!(lift(&[BLR], &trust(), &mut facts).contains("let m = rt.view().single_threaded();"));
     assert!(lift(&[BLR], &trust(), &mut Facts::default()).contains("let m = rt.view();"));
+}
+
+#[test]
+fn small_functions_inline_and_copies_are_private() {
+    let img = image(&[LI_R3, BLR]);
+    let (f, _) = analysis::function(&img, BASE, 0, &analysis::Options::default());
+    let mut facts = Facts {
+        small: vec![BASE],
+        ..Facts::default()
+    };
+    let text = emit_function(&f, &mut facts, &trust());
+    assert!(
+        text.contains("#[inline]\n#[unsafe(no_mangle)]\npub fn p_00010000("),
+        "{text}"
+    );
+    let text = emit_function(&f, &mut Facts::default(), &trust());
+    assert!(!text.contains("#[inline]"), "{text}");
+    let copy = emit_copy(&f, &mut facts, &trust());
+    assert!(
+        copy.contains("#[inline]\nfn c_00010000(ctx: &mut PpuContext, rt: &Rt) {"),
+        "{copy}"
+    );
+    assert!(!copy.contains("no_mangle"), "{copy}");
 }

@@ -2,7 +2,9 @@
 //! later operation of the same block overwrites FI, FR and FPRF with
 //! nothing between that reads the FPSCR, and never when the option is off.
 
-use ppu_elf::{Abi, Image, PF_R, PF_X, PT_LOAD, Segment};
+mod common;
+
+use common::{BASE, image};
 use ppu_lift::analysis;
 use ppu_lift::emit::{Callees, EmitOptions, emit_function};
 
@@ -13,7 +15,6 @@ impl Callees for NoCallees {
     }
 }
 
-const BASE: u32 = 0x10000;
 const FADD: u32 = 0xFC22_182A; // fadd f1,f2,f3
 const FMUL: u32 = 0xFC81_0172; // fmul f4,f1,f5
 const FADD_RC: u32 = FADD | 1; // fadd. f1,f2,f3
@@ -24,25 +25,7 @@ const BLR: u32 = 0x4E80_0020;
 
 /// The Rust the emitter writes for a function made of `words`.
 fn lift(words: &[u32], opts: &EmitOptions) -> String {
-    let data: Vec<u8> = words.iter().flat_map(|w| w.to_be_bytes()).collect();
-    let img = Image {
-        abi: Abi::Linux,
-        entry: 0,
-        segments: vec![Segment {
-            kind: PT_LOAD,
-            flags: PF_R | PF_X,
-            offset: 0,
-            vaddr: BASE,
-            filesz: data.len() as u32,
-            memsz: data.len() as u32,
-            header_offset: 0,
-        }],
-        data,
-        sections: Vec::new(),
-        symbols: Vec::new(),
-        phoff: 0,
-        phnum: 0,
-    };
+    let img = image(words);
     let (f, _) = analysis::function(&img, BASE, 0, &analysis::Options::default());
     emit_function(&f, &mut NoCallees, opts)
 }

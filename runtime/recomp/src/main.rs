@@ -54,10 +54,20 @@ struct LiftArgs {
     /// block (default: the function entry or last call only; faster).
     #[arg(long)]
     block_pcs: bool,
-    /// Reload every register after a call, instead of trusting callees to
-    /// preserve the ABI's nonvolatile registers.
+    /// Trust nothing at calls (the reference): write back every register a
+    /// function changed before each call and return, and reload every
+    /// register read after a call. By default the ABI is trusted: callees
+    /// preserve the nonvolatile registers, and volatile registers that carry
+    /// no argument or result are neither written back nor reloaded (except
+    /// around functions the lift finds reading them); `--verify` then
+    /// compares the registers the ABI keeps.
     #[arg(long)]
     no_abi_trust: bool,
+    /// Do not inline small functions into their callers (by default
+    /// functions of up to 32 instructions are `#[inline]`, with a private
+    /// copy in each calling crate).
+    #[arg(long)]
+    no_inline: bool,
     /// Keep FI, FR and FPRF exact after every floating-point operation
     /// (the reference), instead of leaving them out where a later operation
     /// of the same block overwrites them.
@@ -133,6 +143,7 @@ fn options(elf: PathBuf, out: PathBuf, l: &LiftArgs, lift_only: bool) -> BuildOp
             block_pcs: l.block_pcs,
             verify_hooks: true,
             abi_trust: !l.no_abi_trust,
+            inline_small: !l.no_inline,
             fp_status_elision: !l.exact_fp_status,
         },
         insns_per_crate: l.insns_per_crate,

@@ -131,6 +131,15 @@ pub fn run(program: &'static Program, opts: Options) -> i32 {
 }
 
 fn start(program: &'static Program, opts: &Options) -> Result<i32, String> {
+    if cfg!(cellport_fast_helpers) {
+        for var in ["CELLPORT_FPU", "CELLPORT_VMX"] {
+            if std::env::var_os(var).is_some() {
+                log::warn!(
+                    "{var} has no effect: this program was built with the helpers' fast forms fixed (rebuild with RECOMP_HELPER_SWITCH=1 to choose at run time)"
+                );
+            }
+        }
+    }
     let image =
         Image::parse(program.elf.to_vec()).map_err(|e| format!("embedded executable: {e}"))?;
     let personality = (program.personality)(&image)?;
