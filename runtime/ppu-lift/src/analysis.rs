@@ -408,8 +408,11 @@ impl Analysis {
         // Addresses the code computes from the TOC: `addi rX,r2,d`, and the
         // medium code model's `addis rX,r2,hi` then `addi rY,rX,lo`.
         for f in self.funcs.values() {
+            // Kept across the function's blocks: gcc often puts the `addis`
+            // in one block and the `addi`s in the blocks that choose among
+            // several functions (a spurious pair only lifts one more).
+            let mut high: [Option<u64>; 32] = [None; 32];
             for b in f.blocks.values() {
-                let mut high: [Option<u64>; 32] = [None; 32];
                 for insn in &b.insns {
                     let Some(i) = insn.instr else { continue };
                     let toc = u64::from(f.toc);

@@ -224,11 +224,38 @@ impl Rt {
         match self.lookup(target) {
             Some(f) => f(ctx, self),
             None => {
+                if self.verify_on {
+                    self.verify_interpreted_call(ctx, target);
+                }
                 let ret = (ctx.lr as u32) & !3;
                 let sp = ctx.gpr[1];
                 self.run(ctx, Some((ret, sp)), false);
             }
         }
+    }
+
+    /// `--verify` at a call into a function that is not lifted: the
+    /// interpreter is about to run it on the lifted side, from a context
+    /// whose volatile registers lifted code trusting the ABI left stale
+    /// (a `mfcr` there would store stale CR bits, which the shadow does
+    /// not have). The volatile CR bits, which the ABI gives no meaning
+    /// here, are cleared as the verifier clears the shadow's, and the
+    /// states are checked as at a lifted function's entry.
+    #[cold]
+    #[inline(never)]
+    fn verify_interpreted_call(&self, ctx: &mut PpuContext, target: u32) {
+        let abi = self
+            .verifier
+            .as_ref()
+            .is_some_and(|v| v.lock().unwrap_or_else(|e| e.into_inner()).abi());
+        if abi {
+            for (bit, b) in ctx.cr.iter_mut().enumerate() {
+                if !(8..20).contains(&bit) {
+                    *b = 0;
+                }
+            }
+        }
+        self.verify_enter(ctx, target);
     }
 
     /// Goes on at `ctx.cia` in the interpreter until the current lifted

@@ -97,6 +97,11 @@ impl Verifier {
         Ok(v)
     }
 
+    /// Whether the lifted code trusts the ABI at calls (see [`Verifier::new`]).
+    pub fn abi(&self) -> bool {
+        self.abi
+    }
+
     /// What was checked.
     pub fn summary(&self) -> String {
         format!(
