@@ -1218,13 +1218,22 @@ impl FnEmitter<'_> {
                             .iter()
                             .map(|e| e.1)
                             .collect();
+                        // The entry most branches select (after shortcuts)
+                        // is tested first: a compare, not a jump table.
+                        let hot = self.hot_entry(n, entries.len());
+                        self.line(&format!("if ent == {hot} {{"));
+                        self.branch(entries[hot]);
+                        self.line("} else {");
                         self.line("match ent {");
                         for (k, e) in entries.into_iter().enumerate() {
-                            self.line(&format!("{k} => {{"));
-                            self.branch(e);
-                            self.line("}");
+                            if k != hot {
+                                self.line(&format!("{k} => {{"));
+                                self.branch(e);
+                                self.line("}");
+                            }
                         }
                         self.line("_ => unreachable!(),");
+                        self.line("}");
                         self.line("}");
                     }
                 }
@@ -1257,6 +1266,30 @@ impl FnEmitter<'_> {
             self.line(&format!("ent = {k};"));
         }
         self.branch(to);
+    }
+
+    /// The entry of dispatch node `n` (with `count` entries) that the most
+    /// branches select, following shortcuts as `branch_sel` does.
+    fn hot_entry(&self, n: usize, count: usize) -> usize {
+        let cfg = self.cfg.as_ref().expect("structured");
+        let mut hits = vec![0usize; count];
+        for &(_, to, sel) in cfg.succ.iter().flatten() {
+            let Some(mut k) = sel.filter(|_| to == n) else {
+                continue;
+            };
+            for _ in 0..MAX_SHORTCUTS {
+                match self.dispatch_shortcut(n, k) {
+                    Some((_, next)) => k = next,
+                    None => break,
+                }
+            }
+            if let Some(h) = hits.get_mut(k as usize) {
+                *h += 1;
+            }
+        }
+        (0..count)
+            .max_by_key(|&k| (hits[k], std::cmp::Reverse(k)))
+            .unwrap_or(0)
     }
 
     /// For a branch to entry `k` of dispatch node `to`: the entry's block

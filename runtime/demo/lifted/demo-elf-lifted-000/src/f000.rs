@@ -2379,8 +2379,7 @@ break 'b6;
 }
 'l6: loop {
 'b15: {
-match ent {
-0 => {
+if ent == 0 {
 r3 = u64::from(m.read_u32((r2.wrapping_add(18446744073709518932u64) as u32)));
 lr = 0x1193c;
 ctx.gpr[3] = r3; ctx.gpr[9] = r9; ctx.lr = lr; 
@@ -2415,7 +2414,8 @@ r3 = ctx.gpr[3];
 r2 = m.stack_read_u64((r1.wrapping_add(40u64) as u32));
 ent = 0;
 break 'b15;
-}
+} else {
+match ent {
 1 => {
 r3 = u64::from(m.read_u32((r29.wrapping_add(64u64) as u32)));
 r4 = 0u64.wrapping_add(0x0u64);
@@ -2444,11 +2444,11 @@ break 'b15;
 _ => unreachable!(),
 }
 }
+}
 'l15: loop {
 'b41: {
 'b38: {
-match ent {
-0 => {
+if ent == 0 {
 lr = 0x1198c;
 ctx.gpr[2] = r2; ctx.gpr[3] = r3; ctx.lr = lr; 
 let sp = ctx.gpr[1]; crate::f000::p_000136a8(ctx, rt); if ctx.cia != 0x1198c || ctx.gpr[1] != sp { return; }
@@ -2456,7 +2456,8 @@ r3 = ctx.gpr[3];
 let (x, y) = (!r3, 0u64); let (r, c) = int::add_extended(x, y, 1); r8 = r;
 let _ = c;
 break 'b38;
-}
+} else {
+match ent {
 1 => {
 r9 = u64::from(m.read_u32((r31.wrapping_add(0u64) as u32)));
 'b19: {
@@ -2578,6 +2579,7 @@ r8 = r3 | r3;
 break 'b38;
 }
 _ => unreachable!(),
+}
 }
 }
 r9 = u64::from(m.read_u32((r31.wrapping_add(16u64) as u32)));
@@ -4426,12 +4428,12 @@ break 'b5;
 }
 'l5: loop {
 'b181: {
-match ent {
-0 => {
+if ent == 0 {
 r5 = 0u64.wrapping_add(0x1u64);
 r31 = r31.wrapping_add(0x1u64);
 break 'b181;
-}
+} else {
+match ent {
 1 => {
 { let (x, y) = (i64::from(r9 as i32), 45i64); c0 = (x < y) as u8; c1 = (x > y) as u8; c2 = (x == y) as u8; c3 = 0u8; }
 if c2 != 0 {
@@ -4541,14 +4543,14 @@ break 'b29;
 }
 'l29: loop {
 'b175: {
-match ent {
-0 => {
+if ent == 0 {
 r9 = 0u64.wrapping_add(0x1u64);
 let ea = r31.wrapping_add(0x1u64);
 r7 = u64::from(m.read_u8((ea as u32)));
 r31 = ea;
 break 'b175;
-}
+} else {
+match ent {
 1 => {
 'b35: {
 r0 = int::rotl32_dup(r7, 0) & 0xffu64;
@@ -5476,6 +5478,7 @@ break 'b185;
 _ => unreachable!(),
 }
 }
+}
 r8 = r7.wrapping_add(0xffffffffffffff96u64);
 r8 = r8 & 0xfdu64;
 { let [a, b, c, d] = nibble_bits(int::cr0(r8, 0u8)); c0 = a; c1 = b; c2 = c; c3 = d; }
@@ -5500,6 +5503,7 @@ r31 = r31.wrapping_add(0x1u64);
 break 'b181;
 }
 _ => unreachable!(),
+}
 }
 }
 r7 = u64::from(m.read_u8((r31.wrapping_add(0u64) as u32)));
@@ -5886,8 +5890,7 @@ ent = 1;
 break 'b11;
 }
 'l11: loop {
-match ent {
-0 => {
+if ent == 0 {
 r9 = r30.wrapping_add(0x100000u64);
 r10 = 0u64.wrapping_add(0x0u64);
 r9 = r9.wrapping_add(0xfu64);
@@ -5940,7 +5943,8 @@ r29 = m.stack_read_u64((r1.wrapping_add(18446744073709551592u64) as u32));
 r30 = m.stack_read_u64((r1.wrapping_add(18446744073709551600u64) as u32));
 r31 = m.stack_read_u64((r1.wrapping_add(18446744073709551608u64) as u32));
 ctx.cia = (lr as u32) & !3; ctx.gpr[3] = r3; ctx.gpr[28] = r28; ctx.gpr[29] = r29; ctx.gpr[30] = r30; ctx.gpr[31] = r31; return;
-}
+} else {
+match ent {
 1 => {
 r7 = r31 | r31;
 'l13: loop {
@@ -5990,6 +5994,7 @@ ctx.cia = (lr as u32) & !3; ctx.gpr[3] = r3; ctx.gpr[28] = r28; ctx.gpr[29] = r2
 }
 }
 _ => unreachable!(),
+}
 }
 }
 }
