@@ -74,7 +74,7 @@ struct FileCallees<'a> {
     /// Small functions of other crates this file calls through a private
     /// copy.
     copies: &'a mut BTreeSet<u32>,
-    abi: &'a AbiSets,
+    abi: &'a ProgramFacts,
 }
 
 /// Most guest instructions of a function that inlines into its callers
@@ -84,7 +84,7 @@ const INLINE_MAX_INSNS: usize = 32;
 /// What the emitter knows about the whole program: where its functions
 /// leave the ABI (see [`abi_sets`]), XER\[SO\], threads.
 #[derive(Debug, Default)]
-struct AbiSets {
+struct ProgramFacts {
     /// Functions that read volatile registers carrying no argument.
     non_abi_entry: BTreeSet<u32>,
     /// Functions some caller reads volatile registers after (directly or
@@ -101,8 +101,8 @@ struct AbiSets {
 /// The ABI sets of `funcs` (empty without ABI trust). A caller that reads
 /// volatile registers after an indirect call cannot mark its unknown
 /// callees: it is logged.
-fn abi_sets(funcs: &[&crate::Func], emit: &EmitOptions) -> AbiSets {
-    let mut sets = AbiSets::default();
+fn abi_sets(funcs: &[&crate::Func], emit: &EmitOptions) -> ProgramFacts {
+    let mut sets = ProgramFacts::default();
     if !emit.abi_trust {
         return sets;
     }

@@ -83,6 +83,7 @@ pub fn run(opts: &BenchOptions) -> Result<String> {
         lift_only: false,
         quiet: false,
         lift_all: false,
+        checked_memory: false,
     };
     let mut report = String::new();
     if !opts.no_build || !lifted.exists() {

@@ -61,6 +61,11 @@ pub struct BuildOptions {
     pub quiet: bool,
     /// Lift every function found, not only those reachable from the roots.
     pub lift_all: bool,
+    /// Build the lifted code's accessors with recomp-rt's `checked-memory`
+    /// feature: each guest access checked, so the program also runs on
+    /// guest memory in checked mode (`CELLPORT_MEM_CHECK=checked`), the
+    /// reference of trap mode's unchecked accesses.
+    pub checked_memory: bool,
 }
 
 /// Figures from one lift and build.
@@ -275,6 +280,9 @@ fn cargo_build(opts: &BuildOptions, pkg: &str, crates: usize) -> Result<()> {
         .args(["-p", pkg]);
     if opts.profile == BuildProfile::Release {
         cmd.arg("--release");
+    }
+    if opts.checked_memory {
+        cmd.args(["--features", "recomp-rt/checked-memory"]);
     }
     cmd.env("CARGO_TARGET_DIR", &opts.build_dir)
         .env_remove("RUSTFLAGS")

@@ -83,6 +83,11 @@ struct LiftArgs {
     /// point and the function pointers stored in the image.
     #[arg(long)]
     lift_all: bool,
+    /// Check every guest access in lifted code (the reference of the
+    /// default, unchecked trap-mode accesses): the program then also runs
+    /// with `CELLPORT_MEM_CHECK=checked`, which the default build refuses.
+    #[arg(long)]
+    checked_memory: bool,
     /// Print only errors.
     #[arg(short, long)]
     quiet: bool,
@@ -151,6 +156,7 @@ fn options(elf: PathBuf, out: PathBuf, l: &LiftArgs, lift_only: bool) -> BuildOp
         lift_only,
         quiet: l.quiet,
         lift_all: l.lift_all,
+        checked_memory: l.checked_memory,
     }
 }
 

@@ -80,3 +80,53 @@ fn a_recompiled_ps3_executable_runs_with_the_guests_argv_output_and_status() {
         }
     }
 }
+
+#[test]
+fn checked_memory_builds_run_where_trap_builds_refuse() {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("recomp-ps3-checked");
+    let elf = build(&dir);
+    let run = |bin: &Path, mode: &[&str]| {
+        Command::new(bin)
+            .args(mode)
+            .arg("7")
+            .env("CELLPORT_MEM_CHECK", "checked")
+            .output()
+            .unwrap()
+    };
+    // The default build (unchecked trap-mode accesses) refuses checked memory.
+    let trap = dir.join("hello-trap");
+    let o = Command::new(RECOMP)
+        .arg(&elf)
+        .arg("-o")
+        .arg(&trap)
+        .args(["--profile", "quick", "--quiet"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = run(&trap, &[]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        !o.status.success() && err.contains("recomp --checked-memory"),
+        "{err}"
+    );
+    // The checked build (the reference) runs on it, plain and verified.
+    let checked = dir.join("hello-checked");
+    let o = Command::new(RECOMP)
+        .arg(&elf)
+        .arg("-o")
+        .arg(&checked)
+        .args(["--profile", "quick", "--quiet", "--checked-memory"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    for mode in [&[][..], &["--verify"][..]] {
+        let o = run(&checked, mode);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(
+            String::from_utf8_lossy(&o.stdout),
+            "argc=2 [7]\nheap ok fib(20)=6765\n",
+            "{mode:?}; stderr:\n{err}"
+        );
+        assert_eq!(o.status.code(), Some(7), "{mode:?}; stderr:\n{err}");
+    }
+}

@@ -41,7 +41,7 @@ pub fn supports(mode: guest_mem::CheckMode) -> Result<(), String> {
     } else {
         Err("guest memory is in checked mode (CELLPORT_MEM_CHECK=checked, or no fault handler on this \
              platform), but this program's lifted code was built for trap mode: unset CELLPORT_MEM_CHECK, \
-             or build with recomp-rt's `checked-memory` feature"
+             or rebuild with `recomp --checked-memory` (recomp-rt's `checked-memory` feature)"
             .into())
     }
 }
