@@ -42,6 +42,10 @@ pub struct EmitOptions {
     /// private copy in each other crate that calls them); `--no-inline`
     /// turns it off.
     pub inline_small: bool,
+    /// Jump tables through a dense index, dispatch shortcuts and the
+    /// dispatch's most selected entry tested first; `--plain-dispatch`
+    /// turns them off (a `match` on target addresses and on `ent`).
+    pub dense_dispatch: bool,
 }
 
 impl Default for EmitOptions {
@@ -53,6 +57,7 @@ impl Default for EmitOptions {
             abi_trust: true,
             fp_status_elision: true,
             inline_small: true,
+            dense_dispatch: true,
         }
     }
 }
@@ -814,7 +819,11 @@ impl FnEmitter<'_> {
                     Some((_, v, _)) => v.clone(),
                     None => (0..targets.len() as u32).collect(),
                 };
-                let dense = switch_table(targets, &values, insn.pc);
+                let dense = if self.opts.dense_dispatch {
+                    switch_table(targets, &values, insn.pc)
+                } else {
+                    None
+                };
                 match (&dense, &via) {
                     (Some(table), Some((var, _, to))) => {
                         self.line(&table.decl);
@@ -1220,13 +1229,19 @@ impl FnEmitter<'_> {
                             .collect();
                         // The entry most branches select (after shortcuts)
                         // is tested first: a compare, not a jump table.
-                        let hot = self.hot_entry(n, entries.len());
-                        self.line(&format!("if ent == {hot} {{"));
-                        self.branch(entries[hot]);
-                        self.line("} else {");
+                        let hot = if self.opts.dense_dispatch {
+                            Some(self.hot_entry(n, entries.len()))
+                        } else {
+                            None
+                        };
+                        if let Some(hot) = hot {
+                            self.line(&format!("if ent == {hot} {{"));
+                            self.branch(entries[hot]);
+                            self.line("} else {");
+                        }
                         self.line("match ent {");
                         for (k, e) in entries.into_iter().enumerate() {
-                            if k != hot {
+                            if Some(k) != hot {
                                 self.line(&format!("{k} => {{"));
                                 self.branch(e);
                                 self.line("}");
@@ -1234,7 +1249,9 @@ impl FnEmitter<'_> {
                         }
                         self.line("_ => unreachable!(),");
                         self.line("}");
-                        self.line("}");
+                        if hot.is_some() {
+                            self.line("}");
+                        }
                     }
                 }
                 self.cur = saved;
@@ -1297,7 +1314,7 @@ impl FnEmitter<'_> {
     /// instructions ending in a jump to another entry of the same dispatch.
     fn dispatch_shortcut(&self, to: usize, k: u32) -> Option<(u32, u32)> {
         let cfg = self.cfg.as_ref()?;
-        if self.opts.block_pcs || self.shortcuts >= MAX_SHORTCUTS {
+        if self.opts.block_pcs || !self.opts.dense_dispatch || self.shortcuts >= MAX_SHORTCUTS {
             return None;
         }
         let node = cfg.succ.get(to)?.get(k as usize)?.1;
@@ -2998,5 +3015,32 @@ impl Cfg {
                 return None;
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_dense_switch_index_maps_each_target_to_its_value() {
+        let targets = [0x1010, 0x1000, 0x1020, 0x1008, 0x1004];
+        let values = [4, 0, 2, 3, 1];
+        let t = switch_table(&targets, &values, 0x2000).expect("worth it");
+        assert_eq!(t.name, "SWITCH_00002000");
+        assert_eq!(t.lo, 0x1000);
+        // Slots 0x1000, 0x1004, ... 0x1020: 1 + value, 0 where no target.
+        assert!(
+            t.decl.ends_with("[u8; 9] = [1,2,4,0,5,0,0,0,3];"),
+            "{}",
+            t.decl
+        );
+        assert_eq!(
+            t.index("t"),
+            "SWITCH_00002000.get((t.wrapping_sub(0x1000) >> 2) as usize).copied().unwrap_or(0)"
+        );
+        // Too few targets, or too wide a range: no index.
+        assert!(switch_table(&targets[..3], &values[..3], 0).is_none());
+        assert!(switch_table(&[0, 4, 8, 12, 0x100_0000], &[0, 1, 2, 3, 4], 0).is_none());
     }
 }

@@ -68,6 +68,11 @@ struct LiftArgs {
     /// copy in each calling crate).
     #[arg(long)]
     no_inline: bool,
+    /// Jump tables as a `match` on target addresses and dispatch nodes as a
+    /// plain `match` (the reference of the dense indexes, dispatch
+    /// shortcuts and hot-entry tests lifted code uses by default).
+    #[arg(long)]
+    plain_dispatch: bool,
     /// Keep FI, FR and FPRF exact after every floating-point operation
     /// (the reference), instead of leaving them out where a later operation
     /// of the same block overwrites them.
@@ -149,6 +154,7 @@ fn options(elf: PathBuf, out: PathBuf, l: &LiftArgs, lift_only: bool) -> BuildOp
             verify_hooks: true,
             abi_trust: !l.no_abi_trust,
             inline_small: !l.no_inline,
+            dense_dispatch: !l.plain_dispatch,
             fp_status_elision: !l.exact_fp_status,
         },
         insns_per_crate: l.insns_per_crate,
